@@ -1,0 +1,1 @@
+//! wiki-apply (skeleton)

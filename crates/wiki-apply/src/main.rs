@@ -1,0 +1,4 @@
+fn main() -> std::process::ExitCode {
+    eprintln!("not implemented yet");
+    std::process::ExitCode::from(2)
+}

@@ -1,0 +1,1 @@
+//! wiki-cli (skeleton)
