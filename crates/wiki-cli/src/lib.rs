@@ -1,1 +1,401 @@
-//! wiki-cli (skeleton)
+//! Shared command-line plumbing for every `wiki` binary.
+//!
+//! Every binary of the toolchain (`wiki`, `wiki-parse`, `wiki-digest`, `wiki-lint`, `wiki-search`,
+//! `wiki-apply`) follows the same conventions, defined once here:
+//!
+//! * **Global flags** ([`GlobalArgs`]): `--vault DIR`, `--agent ID`, `--format FORMAT` / `--json`,
+//!   `--now TIMESTAMP`. `wiki-lint --vault DIR` and `wiki --vault DIR lint` therefore agree.
+//! * **Vault resolution** ([`GlobalArgs::vault_dir`]): `--vault DIR`, else `$WIKI_VAULT`, else the
+//!   enclosing vault of the current directory (the nearest ancestor holding `.openclaw-wiki/`),
+//!   else the OpenClaw default `$OPENCLAW_STATE_DIR/wiki/main` (`~/.openclaw/wiki/main`).
+//! * **Clock** ([`GlobalArgs::now`]): `--now`, else `$WIKI_NOW`, else the system clock, so tests and
+//!   CI can pin time (`WIKI_NOW=2026-04-05T12:00:00Z`).
+//! * **Exit codes are API** ([`exit`]): 0 ok, 1 ran fine but found something (lint findings, no
+//!   search hits, a page that failed to parse), 2 usage or runtime error. A closed stdout pipe is a
+//!   clean exit (0).
+//! * **stdout is data, stderr is talk**: [`Output`] writes JSON Lines records (each with a `type`
+//!   field) or text; errors go to stderr as `<program>: error: <message>`.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+/// Exit codes shared by every binary.
+pub mod exit {
+    /// Ran fine, nothing to report.
+    pub const OK: u8 = 0;
+    /// Ran fine but found something: lint findings at the deny level, no search hits, pages that
+    /// failed to parse, a stale compile under `--check`.
+    pub const FOUND: u8 = 1;
+    /// Usage error (unknown flag, bad value) or runtime error (unreadable vault, git failure).
+    pub const ERROR: u8 = 2;
+}
+
+/// The directory, inside a vault, that marks it as a vault (`.openclaw-wiki/`).
+pub const VAULT_MARKER_DIR: &str = ".openclaw-wiki";
+
+/// Output format selector shared by all commands. Not every command supports every format; each
+/// command documents its default and rejects formats it cannot produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// One JSON document (an object or an array).
+    Json,
+    /// JSON Lines: one record per line, each with a `type` field.
+    Jsonl,
+    /// GitHub Actions workflow annotations (`::error file=...,line=...::message`).
+    Github,
+}
+
+/// Flags shared by every binary, defined once and flattened into each command line.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct GlobalArgs {
+    /// Vault directory. Default: $WIKI_VAULT, else the enclosing vault of the current directory,
+    /// else $OPENCLAW_STATE_DIR/wiki/main (~/.openclaw/wiki/main).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub vault: Option<PathBuf>,
+
+    /// Act as this agent: read from and commit to the branch `agents/<ID>`. Default: $WIKI_AGENT,
+    /// else the current branch.
+    #[arg(long, global = true, value_name = "ID")]
+    pub agent: Option<String>,
+
+    /// Output format (each command documents its default).
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// Shorthand for `--format json`.
+    #[arg(long, global = true, conflicts_with = "format")]
+    pub json: bool,
+
+    /// Pin the clock (RFC 3339, e.g. 2026-04-05T12:00:00Z). Default: $WIKI_NOW, else the system clock.
+    #[arg(long, global = true, value_name = "TIMESTAMP")]
+    pub now: Option<String>,
+}
+
+/// Errors raised by the shared plumbing.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The user asked for something that cannot work (bad flag value, unsupported format).
+    #[error("{0}")]
+    Usage(String),
+    /// Something failed while running.
+    #[error("{0}")]
+    Runtime(String),
+    /// Writing to stdout failed because the reader went away: a clean exit.
+    #[error("broken pipe")]
+    BrokenPipe,
+}
+
+impl CliError {
+    /// The documented exit code of this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::BrokenPipe => exit::OK,
+            CliError::Usage(_) | CliError::Runtime(_) => exit::ERROR,
+        }
+    }
+
+    /// Wrap any displayable error as a runtime error.
+    pub fn runtime(err: impl std::fmt::Display) -> Self {
+        CliError::Runtime(err.to_string())
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(err: io::Error) -> Self {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Runtime(err.to_string())
+        }
+    }
+}
+
+impl GlobalArgs {
+    /// The effective output format: `--json` → json, `--format X` → X, else `default`.
+    pub fn format_or(&self, default: Format) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format.unwrap_or(default)
+        }
+    }
+
+    /// Reject formats a command cannot produce.
+    pub fn format_among(&self, default: Format, allowed: &[Format]) -> Result<Format, CliError> {
+        let format = self.format_or(default);
+        if allowed.contains(&format) {
+            Ok(format)
+        } else {
+            let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
+            Err(CliError::Usage(format!(
+                "--format {} is not supported here (expected one of: {})",
+                format_name(format),
+                names.join(", ")
+            )))
+        }
+    }
+
+    /// Resolve the vault directory (see the crate docs for the order).
+    pub fn vault_dir(&self) -> Result<PathBuf, CliError> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| CliError::Runtime(format!("cannot read the current directory: {e}")))?;
+        Ok(resolve_vault(
+            self.vault.as_deref(),
+            std::env::var_os("WIKI_VAULT").map(PathBuf::from),
+            &cwd,
+        ))
+    }
+
+    /// The agent id: `--agent`, else `$WIKI_AGENT`, else none (the current branch).
+    pub fn agent_id(&self) -> Option<String> {
+        self.agent
+            .clone()
+            .or_else(|| std::env::var("WIKI_AGENT").ok())
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty())
+    }
+
+    /// The pinned or real clock as a timestamp.
+    pub fn now(&self) -> Result<jiff::Timestamp, CliError> {
+        if let Some(raw) = &self.now {
+            return parse_now(raw, "--now");
+        }
+        match std::env::var("WIKI_NOW") {
+            Ok(raw) if !raw.trim().is_empty() => parse_now(&raw, "WIKI_NOW"),
+            _ => Ok(jiff::Timestamp::now()),
+        }
+    }
+}
+
+fn parse_now(raw: &str, origin: &str) -> Result<jiff::Timestamp, CliError> {
+    let raw = raw.trim();
+    if let Ok(ts) = raw.parse::<jiff::Timestamp>() {
+        return Ok(ts);
+    }
+    if let Ok(date) = raw.parse::<jiff::civil::Date>()
+        && let Ok(ts) = date.to_zoned(jiff::tz::TimeZone::UTC)
+    {
+        return Ok(ts.timestamp());
+    }
+    Err(CliError::Usage(format!(
+        "{origin}: cannot parse `{raw}` as an RFC 3339 timestamp (e.g. 2026-04-05T12:00:00Z)"
+    )))
+}
+
+/// The printable name of a format (as accepted by `--format`).
+pub fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Jsonl => "jsonl",
+        Format::Github => "github",
+    }
+}
+
+/// Vault resolution with explicit inputs (testable): flag, then env, then the enclosing vault of
+/// `cwd`, then the OpenClaw default.
+pub fn resolve_vault(flag: Option<&Path>, env: Option<PathBuf>, cwd: &Path) -> PathBuf {
+    if let Some(dir) = flag {
+        return absolutize(dir, cwd);
+    }
+    if let Some(dir) = env.filter(|d| !d.as_os_str().is_empty()) {
+        return absolutize(&dir, cwd);
+    }
+    if let Some(found) = enclosing_vault(cwd) {
+        return found;
+    }
+    default_vault_dir()
+}
+
+/// The nearest ancestor of `dir` (itself included) that holds `.openclaw-wiki/`.
+pub fn enclosing_vault(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(VAULT_MARKER_DIR).is_dir())
+        .map(Path::to_path_buf)
+}
+
+/// `$OPENCLAW_STATE_DIR/wiki/main`, else `~/.openclaw/wiki/main`.
+pub fn default_vault_dir() -> PathBuf {
+    let state = std::env::var_os("OPENCLAW_STATE_DIR")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home_dir().join(".openclaw"));
+    state.join("wiki").join("main")
+}
+
+/// The user's home directory (`$HOME`), falling back to `/`.
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// Expand `~` / `~/…` and make relative paths absolute against `cwd`.
+pub fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    let expanded = if text == "~" {
+        home_dir()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home_dir().join(rest)
+    } else {
+        path.to_path_buf()
+    };
+    if expanded.is_absolute() {
+        expanded
+    } else {
+        cwd.join(expanded)
+    }
+}
+
+/// Buffered stdout for records and text. A closed pipe surfaces as [`CliError::BrokenPipe`],
+/// which [`main_wrapper`] turns into a clean exit.
+pub struct Output {
+    out: io::BufWriter<io::Stdout>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Output {
+    /// Wrap stdout.
+    pub fn new() -> Self {
+        Output {
+            out: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
+        }
+    }
+
+    /// Write one JSON Lines record.
+    pub fn record<T: Serialize + ?Sized>(&mut self, record: &T) -> Result<(), CliError> {
+        serde_json::to_writer(&mut self.out, record).map_err(|e| {
+            if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) {
+                CliError::BrokenPipe
+            } else {
+                CliError::Runtime(format!("cannot write output: {e}"))
+            }
+        })?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Write one pretty JSON document followed by a newline.
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
+        serde_json::to_writer_pretty(&mut self.out, value).map_err(|e| {
+            if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) {
+                CliError::BrokenPipe
+            } else {
+                CliError::Runtime(format!("cannot write output: {e}"))
+            }
+        })?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Write a line of text (a newline is appended).
+    pub fn line(&mut self, text: &str) -> Result<(), CliError> {
+        self.out.write_all(text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Write raw text as is.
+    pub fn text(&mut self, text: &str) -> Result<(), CliError> {
+        self.out.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Flush buffered output.
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// Print a diagnostic line on stderr (`<program>: <message>`). Errors writing to stderr are ignored.
+pub fn warn(program: &str, message: &str) {
+    let _ = writeln!(io::stderr(), "{program}: {message}");
+}
+
+/// Run a command body and map its result to the documented exit codes: `Ok(code)` exits with
+/// `code`; errors print `<program>: error: <message>` on stderr and exit 2; a closed stdout pipe
+/// exits 0 silently.
+pub fn main_wrapper(program: &str, body: impl FnOnce() -> Result<u8, CliError>) -> ExitCode {
+    match body() {
+        Ok(code) => ExitCode::from(code),
+        Err(CliError::BrokenPipe) => ExitCode::from(exit::OK),
+        Err(err) => {
+            let _ = writeln!(io::stderr(), "{program}: error: {err}");
+            ExitCode::from(err.exit_code())
+        }
+    }
+}
+
+/// Parse a clap command line, mapping clap's own exits to ours: `--help`/`--version` print and
+/// exit 0, usage errors print clap's message and exit 2.
+pub fn parse_args<T: clap::Parser>() -> T {
+    match T::try_parse() {
+        Ok(args) => args,
+        Err(err) => {
+            let code = match err.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                _ => exit::ERROR,
+            };
+            let _ = err.print();
+            std::process::exit(i32::from(code));
+        }
+    }
+}
+
+/// Format a timestamp the way JavaScript's `Date.toISOString()` does: UTC, millisecond precision,
+/// `Z` suffix (`2026-04-05T12:00:00.000Z`).
+pub fn iso_millis(ts: jiff::Timestamp) -> String {
+    ts.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vault_resolution_order() {
+        let cwd = Path::new("/tmp/somewhere");
+        assert_eq!(
+            resolve_vault(Some(Path::new("v")), Some(PathBuf::from("/env")), cwd),
+            PathBuf::from("/tmp/somewhere/v")
+        );
+        assert_eq!(
+            resolve_vault(None, Some(PathBuf::from("/env")), cwd),
+            PathBuf::from("/env")
+        );
+    }
+
+    #[test]
+    fn iso_format_has_millis() {
+        let ts: jiff::Timestamp = "2026-04-05T12:00:00Z".parse().unwrap();
+        assert_eq!(iso_millis(ts), "2026-04-05T12:00:00.000Z");
+    }
+
+    #[test]
+    fn now_accepts_dates() {
+        let g = GlobalArgs {
+            now: Some("2026-04-05".into()),
+            ..Default::default()
+        };
+        assert_eq!(iso_millis(g.now().unwrap()), "2026-04-05T00:00:00.000Z");
+        let bad = GlobalArgs {
+            now: Some("yesterday".into()),
+            ..Default::default()
+        };
+        assert!(bad.now().is_err());
+    }
+}

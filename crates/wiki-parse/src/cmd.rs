@@ -1,0 +1,148 @@
+//! `wiki-parse` / `wiki parse`: parse vault pages into JSON Lines records.
+
+use std::path::{Path, PathBuf};
+
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
+
+use crate::page::PageError;
+use crate::record::Record;
+use crate::vault::{self, PageFile};
+
+/// Parse vault pages and print one JSON Lines record per page.
+///
+/// Each page becomes `{"type":"page",...}` (path, kind, id, title, pageType, normalised frontmatter
+/// summary, links, git blob id); a page that cannot be parsed becomes
+/// `{"type":"error","path":...,"line":N,"message":...}` plus a `path:line: message` line on stderr,
+/// and the other pages are still printed. Exit status: 0 all pages parsed, 1 some page failed,
+/// 2 the vault itself cannot be read (or a usage error).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Pages or directories to parse (default: the whole vault). Paths are taken relative to the
+    /// current directory when they exist there, else relative to the vault; they must be inside
+    /// the vault.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Include the raw frontmatter (as JSON, key order kept) in each page record.
+    #[arg(long)]
+    pub frontmatter: bool,
+
+    /// Include the page body text in each page record.
+    #[arg(long)]
+    pub body: bool,
+}
+
+fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliError> {
+    let all = vault::scan(vault).map_err(CliError::runtime)?;
+    if paths.is_empty() {
+        return Ok(all);
+    }
+    let cwd = std::env::current_dir().map_err(CliError::runtime)?;
+    let vault_real = std::fs::canonicalize(vault).map_err(CliError::runtime)?;
+    let mut out = Vec::new();
+    for p in paths {
+        let candidate = if p.is_absolute() {
+            p.clone()
+        } else if cwd.join(p).exists() {
+            cwd.join(p)
+        } else {
+            vault.join(p)
+        };
+        // Resolve the parent directory (not the file itself, so a symlinked page is reported
+        // rather than followed).
+        let resolved = match (candidate.parent(), candidate.file_name()) {
+            (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+                .map(|d| d.join(name))
+                .map_err(|e| CliError::Runtime(format!("{}: {e}", p.display())))?,
+            _ => std::fs::canonicalize(&candidate)
+                .map_err(|e| CliError::Runtime(format!("{}: {e}", p.display())))?,
+        };
+        let rel = resolved.strip_prefix(&vault_real).map_err(|_| {
+            CliError::Usage(format!(
+                "{}: outside the vault {}",
+                p.display(),
+                vault.display()
+            ))
+        })?;
+        let rel = rel
+            .to_str()
+            .ok_or_else(|| CliError::Usage(format!("{}: path is not valid UTF-8", p.display())))?
+            .replace('\\', "/");
+        let rel = rel.trim_end_matches('/');
+        let before = out.len();
+        for f in &all {
+            let inside = rel.is_empty() || f.path == rel || f.path.starts_with(&format!("{rel}/"));
+            if inside && !out.iter().any(|o: &PageFile| o.path == f.path) {
+                out.push(f.clone());
+            }
+        }
+        if out.len() == before {
+            if resolved.is_file() || resolved.is_symlink() {
+                // A file that is not a page (wrong directory or extension): report it.
+                out.push(PageFile {
+                    path: rel.to_string(),
+                    abs: resolved.clone(),
+                    problem: Some(if vault::is_page_path(rel) {
+                        "cannot read page".into()
+                    } else {
+                        "not a page: pages are `.md` files under entities/, concepts/, sources/, syntheses/ or reports/ (index.md excluded)".into()
+                    }),
+                });
+            } else if !resolved.exists() {
+                return Err(CliError::Runtime(format!(
+                    "{}: no such file or directory",
+                    p.display()
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Run `wiki-parse`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format =
+        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let vault = global.vault_dir()?;
+    let files = select_files(&vault, &args.paths)?;
+    let results: Vec<Result<crate::page::Page, PageError>> = {
+        use rayon::prelude::*;
+        files.par_iter().map(vault::read_page).collect()
+    };
+    let mut out = Output::new();
+    let mut failed = 0usize;
+    let mut records = Vec::new();
+    for result in &results {
+        let record = match result {
+            Ok(page) => Record::from_page(page, args.frontmatter, args.body),
+            Err(e) => {
+                failed += 1;
+                wiki_cli::warn("wiki-parse", &e.to_string());
+                Record::Error(e.clone())
+            }
+        };
+        match format {
+            Format::Jsonl => out.record(&record)?,
+            Format::Json => records.push(record),
+            _ => match (&record, result) {
+                (Record::Page(_), Ok(page)) => out.line(&format!(
+                    "{}\t{}\t{}\t{}",
+                    page.path,
+                    page.kind.as_str(),
+                    page.summary.id.as_deref().unwrap_or("-"),
+                    page.title
+                ))?,
+                (_, Err(e)) => out.line(&format!(
+                    "{}\terror\t{}:{}\t{}",
+                    e.path, e.path, e.line, e.message
+                ))?,
+                _ => {}
+            },
+        }
+    }
+    if format == Format::Json {
+        out.json(&records)?;
+    }
+    out.flush()?;
+    Ok(if failed > 0 { exit::FOUND } else { exit::OK })
+}

@@ -1,0 +1,144 @@
+//! The vault layout created by `wiki init` (reference §1.2): directories, starter files and
+//! their exact bytes, and the `.gitignore` for derived files.
+
+/// Directories created by `init`, in creation order.
+pub const DIRECTORIES: [&str; 10] = [
+    "entities",
+    "concepts",
+    "syntheses",
+    "sources",
+    "reports",
+    "_attachments",
+    "_views",
+    ".openclaw-wiki",
+    ".openclaw-wiki/locks",
+    ".openclaw-wiki/cache",
+];
+
+/// The compiled agent digest.
+pub const AGENT_DIGEST_PATH: &str = ".openclaw-wiki/cache/agent-digest.json";
+/// The compiled claim lines.
+pub const CLAIMS_PATH: &str = ".openclaw-wiki/cache/claims.jsonl";
+/// The operation log.
+pub const LOG_PATH: &str = ".openclaw-wiki/log.jsonl";
+/// Vault state.
+pub const STATE_PATH: &str = ".openclaw-wiki/state.json";
+/// The `.gitignore` written by `init` (vault-relative).
+pub const GITIGNORE_PATH: &str = ".gitignore";
+
+/// Rendering mode of generated links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RenderMode {
+    /// `[Title](relative/path.md)`.
+    #[default]
+    Native,
+    /// `[[path/without-ext|Title]]`.
+    Obsidian,
+}
+
+impl RenderMode {
+    /// `native` or `obsidian`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderMode::Native => "native",
+            RenderMode::Obsidian => "obsidian",
+        }
+    }
+
+    /// Parse `native` / `obsidian`.
+    pub fn parse(s: &str) -> Option<RenderMode> {
+        match s.trim() {
+            "native" => Some(RenderMode::Native),
+            "obsidian" => Some(RenderMode::Obsidian),
+            _ => None,
+        }
+    }
+}
+
+/// Settings that appear in the starter files.
+#[derive(Debug, Clone)]
+pub struct InitSettings {
+    /// `isolated`, `bridge` or `unsafe-local`.
+    pub vault_mode: String,
+    /// Link rendering.
+    pub render_mode: RenderMode,
+    /// Default search corpus (`wiki`, `memory`, `all`).
+    pub search_corpus: String,
+}
+
+impl Default for InitSettings {
+    fn default() -> Self {
+        InitSettings {
+            vault_mode: "isolated".into(),
+            render_mode: RenderMode::Native,
+            search_corpus: "wiki".into(),
+        }
+    }
+}
+
+/// `AGENTS.md`.
+pub fn agents_md() -> String {
+    [
+        "# Memory Wiki Agent Guide",
+        "",
+        "- Treat generated blocks as plugin-owned.",
+        "- Preserve human notes outside managed markers.",
+        "- Prefer source-backed claims over wiki-to-wiki citation loops.",
+        "- Prefer structured `claims` with evidence over burying key beliefs only in prose.",
+        "- Use `.openclaw-wiki/cache/agent-digest.json` and `claims.jsonl` for machine reads; markdown pages are the human view.",
+        "",
+    ]
+    .join("\n")
+}
+
+/// `WIKI.md`.
+pub fn wiki_md(settings: &InitSettings) -> String {
+    [
+        "# Memory Wiki".to_string(),
+        String::new(),
+        "This vault is maintained by the OpenClaw memory-wiki plugin.".to_string(),
+        String::new(),
+        format!("- Vault mode: `{}`", settings.vault_mode),
+        format!("- Render mode: `{}`", settings.render_mode.as_str()),
+        format!("- Search corpus default: `{}`", settings.search_corpus),
+        String::new(),
+        "## Architecture".to_string(),
+        "- Raw sources remain the evidence layer.".to_string(),
+        "- Wiki pages are the human-readable synthesis layer.".to_string(),
+        "- `.openclaw-wiki/cache/agent-digest.json` is the agent-facing compiled digest."
+            .to_string(),
+        String::new(),
+        "## Notes".to_string(),
+        crate::markers::HUMAN_START.to_string(),
+        crate::markers::HUMAN_END.to_string(),
+        String::new(),
+    ]
+    .join("\n")
+}
+
+/// `index.md` before the first compile.
+pub const INDEX_MD: &str = "# Wiki Index\n\n## Generated\n<!-- openclaw:wiki:index:start -->\n- No compiled pages yet.\n<!-- openclaw:wiki:index:end -->\n";
+
+/// `inbox.md`.
+pub const INBOX_MD: &str = "# Inbox\n\nDrop raw ideas, questions, and source links here.\n";
+
+/// `.openclaw-wiki/state.json` (2-space pretty JSON plus newline).
+pub fn state_json(created_at: &str, render_mode: RenderMode) -> String {
+    let value = serde_json::json!({
+        "version": 1,
+        "createdAt": created_at,
+        "renderMode": render_mode.as_str(),
+    });
+    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The `.gitignore` for derived, rebuildable files: locks, temporary files, the search index
+/// sidecar and the local operation log (git history is the durable log). The compiled cache
+/// (`agent-digest.json`, `claims.jsonl`) is committed on purpose, like a lockfile, so that
+/// `wiki compile --check` can tell CI when it is stale and agents reading a clone get it.
+pub const GITIGNORE: &str = "# Derived, rebuildable files (wiki toolchain)\n.openclaw-wiki/locks/\n.openclaw-wiki/index/\n.openclaw-wiki/tmp/\n.openclaw-wiki/log.jsonl\n";
+
+/// Root-level files that are not pages (never valid link targets).
+pub const ROOT_FILES: [&str; 4] = ["AGENTS.md", "WIKI.md", "index.md", "inbox.md"];

@@ -1,0 +1,284 @@
+//! Parsing one page file into a [`Page`].
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use yaml_serde::Mapping;
+
+use crate::frontmatter;
+use crate::links::{self, Link};
+use crate::markdown;
+use crate::model::{self, PageSummary};
+use crate::vault::PageKind;
+use crate::yaml::{self, KeyLines};
+
+/// Pages larger than this are refused (a wiki page is prose, not a data dump).
+pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
+/// How many leading bytes are checked for NUL to detect binary files (as git does).
+pub const BINARY_SNIFF_BYTES: usize = 8000;
+
+/// A page that could not be parsed: `path:line: message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{path}:{line}: {message}")]
+pub struct PageError {
+    /// Vault-relative path.
+    pub path: String,
+    /// 1-based line the problem is on (1 when it concerns the whole file).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Everything the toolchain knows about a page except its text: the page record of
+/// `wiki-parse` (minus the `type` field), and what digest and lint consume, whether the pages come
+/// from the vault or from `wiki-parse` records on stdin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInfo {
+    /// Vault-relative path with `/` separators.
+    pub path: String,
+    /// Kind from the first path segment.
+    pub kind: PageKind,
+    /// Resolved title: frontmatter `title`, else the first H1, else the file name without `.md`.
+    pub title: String,
+    /// The normalised frontmatter summary.
+    #[serde(flatten)]
+    pub summary: PageSummary,
+    /// Links found in the body (the generated Related block and code excluded).
+    #[serde(default)]
+    pub links: Vec<Link>,
+    /// Git blob id (SHA-1 hex) of the file bytes.
+    pub blob_id: String,
+    /// File line on which the body starts.
+    pub body_line: usize,
+    /// File line of each top-level frontmatter key, in order.
+    #[serde(default)]
+    pub key_lines: IndexMap<String, usize>,
+}
+
+impl PageInfo {
+    /// The page id, falling back to the path (used as a stable identity).
+    pub fn id_or_path(&self) -> &str {
+        self.summary.id.as_deref().unwrap_or(&self.path)
+    }
+
+    /// The line of a top-level frontmatter key, if present.
+    pub fn key_line(&self, key: &str) -> Option<usize> {
+        self.key_lines.get(key).copied()
+    }
+}
+
+/// A parsed page: its [`PageInfo`] (reachable through `Deref`) plus its text and raw frontmatter.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// Record-level information.
+    pub info: PageInfo,
+    /// The raw frontmatter mapping (key order kept).
+    pub frontmatter: Mapping,
+    /// Whether the file has a frontmatter block at all.
+    pub has_frontmatter: bool,
+    /// The full file text.
+    pub text: String,
+    /// Byte offset of the body in `text`.
+    pub body_offset: usize,
+}
+
+impl std::ops::Deref for Page {
+    type Target = PageInfo;
+    fn deref(&self) -> &PageInfo {
+        &self.info
+    }
+}
+
+impl Page {
+    /// The body (everything after the frontmatter).
+    pub fn body(&self) -> &str {
+        &self.text[self.body_offset..]
+    }
+
+    /// The raw frontmatter text (between the fences), empty when there is none.
+    pub fn frontmatter_text(&self) -> &str {
+        if !self.has_frontmatter {
+            return "";
+        }
+        let head = &self.text[..self.body_offset];
+        let start = head.find('\n').map_or(head.len(), |i| i + 1);
+        let end = head[..head.len().saturating_sub(1)]
+            .rfind('\n')
+            .unwrap_or(start)
+            .max(start);
+        &head[start..end]
+    }
+}
+
+/// Git blob id (SHA-1 of `blob <len>\0<bytes>`), lowercase hex.
+pub fn git_blob_id(bytes: &[u8]) -> String {
+    let mut h = sha1_smol::Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    h.digest().to_string()
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1
+}
+
+/// The file name without `.md`.
+pub fn file_stem(path: &str) -> &str {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.strip_suffix(".md").unwrap_or(base)
+}
+
+/// Parse a page from its bytes. `path` is vault-relative and must start with a page directory.
+pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    let err = |line: usize, message: String| PageError {
+        path: path.to_string(),
+        line,
+        message,
+    };
+    let kind = PageKind::from_path(path).ok_or_else(|| {
+        err(
+            1,
+            "not inside a page directory (entities/, concepts/, sources/, syntheses/, reports/)"
+                .into(),
+        )
+    })?;
+    if bytes.len() > MAX_PAGE_BYTES {
+        return Err(err(
+            1,
+            format!(
+                "file is too large to be a page ({} bytes; the limit is {} bytes)",
+                bytes.len(),
+                MAX_PAGE_BYTES
+            ),
+        ));
+    }
+    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    if let Some(pos) = memchr::memchr(0, sniff) {
+        return Err(err(
+            line_of_offset(bytes, pos),
+            "binary file (contains a NUL byte), not a Markdown page".into(),
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            return Err(err(
+                line_of_offset(bytes, at),
+                format!("invalid UTF-8 at byte {at}; pages must be UTF-8 text"),
+            ));
+        }
+    };
+    let split = frontmatter::split(text).map_err(|_| {
+        err(
+            1,
+            "frontmatter opened with `---` on line 1 is never closed by a `---` line".into(),
+        )
+    })?;
+    let (fm, key_lines) = match split.yaml {
+        Some(y) => {
+            let map = yaml::parse_mapping(y, split.yaml_first_line)
+                .map_err(|e| err(e.line, e.message))?;
+            (map, yaml::scan_key_lines(y, split.yaml_first_line))
+        }
+        None => (Mapping::new(), KeyLines::default()),
+    };
+    let summary = model::summarize(&fm, &key_lines);
+    let title = model::opt_string(fm.get("title"))
+        .or_else(|| markdown::first_h1(split.body))
+        .unwrap_or_else(|| file_stem(path).to_string());
+    let links = links::extract_links(split.body, path, split.body_first_line);
+    Ok(Page {
+        info: PageInfo {
+            path: path.to_string(),
+            kind,
+            title,
+            summary,
+            links,
+            blob_id: git_blob_id(bytes),
+            body_line: split.body_first_line,
+            key_lines: key_lines.keys.iter().cloned().collect(),
+        },
+        has_frontmatter: split.yaml.is_some(),
+        frontmatter: fm,
+        text: text.to_string(),
+        body_offset: split.body_offset,
+    })
+}
+
+/// Render a page file from a frontmatter mapping and a body, the way the toolchain writes pages:
+/// `---\n<yaml>---\n\n<body with leading whitespace trimmed>` (no frontmatter block when the
+/// mapping is empty), always ending with a newline.
+pub fn render_page(fm: &Mapping, body: &str) -> String {
+    let body = body.trim_start();
+    let mut out = String::with_capacity(body.len() + 256);
+    if !fm.is_empty() {
+        out.push_str("---\n");
+        out.push_str(&yaml::emit_mapping(fm));
+        out.push_str("---\n\n");
+    }
+    out.push_str(body);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_id_matches_git() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(
+            git_blob_id(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        assert_eq!(git_blob_id(b""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+    }
+
+    #[test]
+    fn titles() {
+        let p = parse_page("entities/a-b.md", b"---\ntitle: ' T '\n---\n# H\n").unwrap();
+        assert_eq!(p.title, "T");
+        let p = parse_page("entities/a-b.md", b"---\nid: x\n---\n\n# Heading One\n").unwrap();
+        assert_eq!(p.title, "Heading One");
+        let p = parse_page("entities/a-b.md", b"no heading\n").unwrap();
+        assert_eq!(p.title, "a-b");
+        assert_eq!(p.kind, PageKind::Entity);
+    }
+
+    #[test]
+    fn errors_have_lines() {
+        let e = parse_page("concepts/x.md", b"---\nid: a\ntitle: [oops\n---\n").unwrap_err();
+        assert_eq!(e.path, "concepts/x.md");
+        assert!(e.line >= 3, "{e}");
+        let e = parse_page("concepts/x.md", b"a\nb\0c").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("binary"));
+        let e = parse_page("concepts/x.md", b"ok\n\xff\xfe").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse_page("concepts/x.md", b"---\n- a\n---\n").unwrap_err();
+        assert!(e.message.contains("mapping"));
+        let e = parse_page("concepts/x.md", b"---\nid: a\n").unwrap_err();
+        assert!(e.message.contains("never closed"));
+    }
+
+    #[test]
+    fn frontmatter_text_and_body() {
+        let p = parse_page("sources/s.md", b"---\nid: a\nx: 1\n---\n\nbody\n").unwrap();
+        assert_eq!(p.frontmatter_text(), "id: a\nx: 1");
+        assert_eq!(p.body(), "\nbody\n");
+        let p = parse_page("sources/s.md", b"body only\n").unwrap();
+        assert_eq!(p.frontmatter_text(), "");
+        let p = parse_page("sources/s.md", b"").unwrap();
+        assert_eq!(p.title, "s");
+    }
+
+    #[test]
+    fn render_round_trip() {
+        let p = parse_page("sources/s.md", b"---\nid: a\ntitle: S\n---\n\n# S\n").unwrap();
+        assert_eq!(render_page(&p.frontmatter, p.body()), p.text);
+    }
+}

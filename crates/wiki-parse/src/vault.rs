@@ -1,0 +1,330 @@
+//! Vault layout and page discovery (reference §1.2, §2.1).
+//!
+//! Pages live under five directories; the kind of a page is given by the first path segment
+//! only. Discovery walks each directory recursively (bounded depth), takes regular files ending in
+//! `.md` except directory indexes (`index.md`), skips hidden entries, never follows symlinks (a
+//! symlinked page is reported as an error, so nothing outside the vault is ever read), and returns
+//! paths in scan order: `sources`, `entities`, `concepts`, `syntheses`, `reports`, each sorted by
+//! path.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::page::{self, Page, PageError};
+
+/// Maximum directory depth below a kind directory.
+pub const MAX_DEPTH: usize = 16;
+
+/// The kind of a page, from its first path segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageKind {
+    /// `sources/`
+    Source,
+    /// `entities/`
+    Entity,
+    /// `concepts/`
+    Concept,
+    /// `syntheses/`
+    Synthesis,
+    /// `reports/`
+    Report,
+}
+
+impl PageKind {
+    /// All kinds in scan order.
+    pub const ALL: [PageKind; 5] = [
+        PageKind::Source,
+        PageKind::Entity,
+        PageKind::Concept,
+        PageKind::Synthesis,
+        PageKind::Report,
+    ];
+
+    /// The directory of this kind.
+    pub fn dir(self) -> &'static str {
+        match self {
+            PageKind::Source => "sources",
+            PageKind::Entity => "entities",
+            PageKind::Concept => "concepts",
+            PageKind::Synthesis => "syntheses",
+            PageKind::Report => "reports",
+        }
+    }
+
+    /// The kind name (`entity`, `concept`, `source`, `synthesis`, `report`), also the expected
+    /// `pageType`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Source => "source",
+            PageKind::Entity => "entity",
+            PageKind::Concept => "concept",
+            PageKind::Synthesis => "synthesis",
+            PageKind::Report => "report",
+        }
+    }
+
+    /// The group heading used by indexes (`Sources`, `Entities`, …).
+    pub fn heading(self) -> &'static str {
+        match self {
+            PageKind::Source => "Sources",
+            PageKind::Entity => "Entities",
+            PageKind::Concept => "Concepts",
+            PageKind::Synthesis => "Syntheses",
+            PageKind::Report => "Reports",
+        }
+    }
+
+    /// The kind of a vault-relative path, from its first segment.
+    pub fn from_path(path: &str) -> Option<PageKind> {
+        let first = path.split('/').next()?;
+        PageKind::ALL.into_iter().find(|k| k.dir() == first)
+    }
+
+    /// Parse a kind name (`entity` …).
+    pub fn from_name(name: &str) -> Option<PageKind> {
+        PageKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// Whether a vault-relative path names a page (page directory, `.md`, not an `index.md`).
+pub fn is_page_path(path: &str) -> bool {
+    PageKind::from_path(path).is_some()
+        && path.ends_with(".md")
+        && path.contains('/')
+        && path.rsplit('/').next() != Some("index.md")
+        && !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
+}
+
+/// Errors that stop a whole vault read (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum VaultError {
+    /// The vault path does not exist.
+    #[error("{0}: vault directory does not exist")]
+    Missing(PathBuf),
+    /// The vault path is not a directory.
+    #[error("{0}: not a directory")]
+    NotADirectory(PathBuf),
+    /// The vault or one of its page directories cannot be read.
+    #[error("{path}: cannot read directory: {source}")]
+    Unreadable {
+        /// Directory that failed.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// A page file found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageFile {
+    /// Vault-relative path.
+    pub path: String,
+    /// Absolute path.
+    pub abs: PathBuf,
+    /// Set when the entry cannot be read as a page (symlink, unreadable sub-directory).
+    pub problem: Option<String>,
+}
+
+fn check_vault(vault: &Path) -> Result<(), VaultError> {
+    match std::fs::metadata(vault) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(VaultError::NotADirectory(vault.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(VaultError::Missing(vault.to_path_buf()))
+        }
+        Err(e) => Err(VaultError::Unreadable {
+            path: vault.to_path_buf(),
+            source: e,
+        }),
+    }
+}
+
+fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<(), VaultError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| VaultError::Unreadable {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    let mut items: Vec<(String, std::fs::FileType, PathBuf)> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| VaultError::Unreadable {
+            path: dir.to_path_buf(),
+            source: e,
+        })?;
+        let Ok(name) = entry.file_name().into_string() else {
+            out.push(PageFile {
+                path: format!("{rel}/{}", entry.file_name().to_string_lossy()),
+                abs: entry.path(),
+                problem: Some("file name is not valid UTF-8".into()),
+            });
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let ft = entry.file_type().map_err(|e| VaultError::Unreadable {
+            path: entry.path(),
+            source: e,
+        })?;
+        items.push((name, ft, entry.path()));
+    }
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, ft, abs) in items {
+        let path = format!("{rel}/{name}");
+        if ft.is_symlink() {
+            if name.ends_with(".md") {
+                out.push(PageFile {
+                    path,
+                    abs,
+                    problem: Some(
+                        "symlink not followed: pages must be regular files inside the vault".into(),
+                    ),
+                });
+            }
+        } else if ft.is_dir() {
+            if depth >= MAX_DEPTH {
+                continue;
+            }
+            if let Err(e) = walk(&abs, &path, depth + 1, out) {
+                out.push(PageFile {
+                    path,
+                    abs,
+                    problem: Some(e.to_string()),
+                });
+            }
+        } else if ft.is_file() && name.ends_with(".md") && name != "index.md" {
+            out.push(PageFile {
+                path,
+                abs,
+                problem: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// List the page files of a vault in scan order. Missing page directories are simply empty.
+pub fn scan(vault: &Path) -> Result<Vec<PageFile>, VaultError> {
+    check_vault(vault)?;
+    let mut out = Vec::new();
+    for kind in PageKind::ALL {
+        let dir = vault.join(kind.dir());
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => walk(&dir, kind.dir(), 0, &mut out)?,
+            Ok(m) if m.file_type().is_symlink() => out.push(PageFile {
+                path: kind.dir().to_string(),
+                abs: dir,
+                problem: Some("symlinked page directory not followed".into()),
+            }),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(VaultError::Unreadable {
+                    path: dir,
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read and parse one page file.
+pub fn read_page(file: &PageFile) -> Result<Page, PageError> {
+    if let Some(problem) = &file.problem {
+        return Err(PageError {
+            path: file.path.clone(),
+            line: 1,
+            message: problem.clone(),
+        });
+    }
+    let meta = std::fs::symlink_metadata(&file.abs).map_err(|e| PageError {
+        path: file.path.clone(),
+        line: 1,
+        message: format!("cannot read: {e}"),
+    })?;
+    if meta.len() as usize > page::MAX_PAGE_BYTES {
+        return Err(PageError {
+            path: file.path.clone(),
+            line: 1,
+            message: format!(
+                "file is too large to be a page ({} bytes; the limit is {} bytes)",
+                meta.len(),
+                page::MAX_PAGE_BYTES
+            ),
+        });
+    }
+    let bytes = std::fs::read(&file.abs).map_err(|e| PageError {
+        path: file.path.clone(),
+        line: 1,
+        message: format!("cannot read: {e}"),
+    })?;
+    page::parse_page(&file.path, &bytes)
+}
+
+/// The result of reading a whole vault: parsed pages (scan order) and pages that failed.
+#[derive(Debug, Default)]
+pub struct VaultPages {
+    /// Parsed pages in scan order.
+    pub pages: Vec<Page>,
+    /// Pages that could not be parsed, in scan order.
+    pub errors: Vec<PageError>,
+}
+
+/// Read and parse every page of a vault (in parallel). One bad page never stops the others.
+pub fn read_vault(vault: &Path) -> Result<VaultPages, VaultError> {
+    let files = scan(vault)?;
+    Ok(read_files(&files))
+}
+
+/// Parse a list of page files (in parallel), keeping their order.
+pub fn read_files(files: &[PageFile]) -> VaultPages {
+    let results: Vec<Result<Page, PageError>> = files.par_iter().map(read_page).collect();
+    let mut out = VaultPages::default();
+    for r in results {
+        match r {
+            Ok(p) => out.pages.push(p),
+            Err(e) => out.errors.push(e),
+        }
+    }
+    out
+}
+
+/// Parse pages from in-memory `(path, bytes)` pairs (e.g. read from a git tree), in parallel.
+pub fn parse_blobs(blobs: &[(String, Vec<u8>)]) -> VaultPages {
+    let results: Vec<Result<Page, PageError>> = blobs
+        .par_iter()
+        .map(|(path, bytes)| page::parse_page(path, bytes))
+        .collect();
+    let mut out = VaultPages::default();
+    for r in results {
+        match r {
+            Ok(p) => out.pages.push(p),
+            Err(e) => out.errors.push(e),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_from_paths() {
+        assert_eq!(PageKind::from_path("entities/a.md"), Some(PageKind::Entity));
+        assert_eq!(
+            PageKind::from_path("syntheses/x/y.md"),
+            Some(PageKind::Synthesis)
+        );
+        assert_eq!(PageKind::from_path("notes/a.md"), None);
+        assert_eq!(PageKind::from_path("entitiesx/a.md"), None);
+        assert!(is_page_path("sources/a.md"));
+        assert!(!is_page_path("sources/index.md"));
+        assert!(!is_page_path("index.md"));
+        assert!(!is_page_path("sources/.hidden.md"));
+        assert!(!is_page_path("sources/a.txt"));
+    }
+}
