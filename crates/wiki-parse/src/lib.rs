@@ -20,6 +20,7 @@
 
 pub mod cmd;
 pub mod frontmatter;
+pub mod health;
 pub mod layout;
 pub mod links;
 pub mod markdown;

@@ -1,0 +1,255 @@
+//! Claim health shared by digest, dashboards, lint and search: ordering (reference §4.3),
+//! contradiction clusters (§4.5) and the locale-like string order used for titles and paths.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Claim;
+use crate::page::PageInfo;
+use crate::time::{self, Freshness};
+
+/// An approximation of JavaScript's `localeCompare` (ICU root collation) that is deterministic
+/// and locale-independent: compare case-folded text first, then the original text.
+pub fn locale_cmp(a: &str, b: &str) -> Ordering {
+    let fa = a.chars().flat_map(char::to_lowercase);
+    let fb = b.chars().flat_map(char::to_lowercase);
+    fa.cmp(fb).then_with(|| b.cmp(a))
+}
+
+/// Claim order (reference §4.3): confidence descending (missing = −1), then freshness rank
+/// descending (fresh, aging, stale, unknown), then text.
+pub fn claim_order(a: (&Claim, &Freshness), b: (&Claim, &Freshness)) -> Ordering {
+    let ca = a.0.confidence.unwrap_or(-1.0);
+    let cb = b.0.confidence.unwrap_or(-1.0);
+    cb.partial_cmp(&ca)
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| b.1.level.rank().cmp(&a.1.level.rank()))
+        .then_with(|| locale_cmp(&a.0.text, &b.0.text))
+}
+
+/// A claim with its freshness.
+#[derive(Debug, Clone)]
+pub struct RatedClaim<'a> {
+    /// The claim.
+    pub claim: &'a Claim,
+    /// Index of the claim in the page's `claims`.
+    pub index: usize,
+    /// Its freshness.
+    pub freshness: Freshness,
+}
+
+/// The claims of a page with their freshness, in claim order.
+pub fn sorted_claims(page: &PageInfo, now_ms: i64) -> Vec<RatedClaim<'_>> {
+    let mut out: Vec<RatedClaim<'_>> = page
+        .summary
+        .claims
+        .iter()
+        .enumerate()
+        .map(|(index, claim)| RatedClaim {
+            claim,
+            index,
+            freshness: time::claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms),
+        })
+        .collect();
+    out.sort_by(|a, b| claim_order((a.claim, &a.freshness), (b.claim, &b.freshness)));
+    out
+}
+
+/// Cluster kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterKind {
+    /// Page `contradictions` notes that normalise to the same key.
+    PageNote,
+    /// Claims sharing an explicit id with competing text or status.
+    ClaimId,
+}
+
+/// One member of a contradiction cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterEntry {
+    /// Index of the page in the input slice.
+    pub page: usize,
+    /// For claim-id clusters: index of the claim in the page's claims.
+    pub claim: Option<usize>,
+    /// For page-note clusters: the note text.
+    pub note: Option<String>,
+}
+
+/// A contradiction cluster (digest `contradictionClusters`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContradictionCluster {
+    /// Grouping key (normalised note, or claim id).
+    pub key: String,
+    /// Display label (first note as written, or claim id).
+    pub label: String,
+    /// Kind.
+    pub kind: ClusterKind,
+    /// Members in page order.
+    pub entries: Vec<ClusterEntry>,
+    /// Sorted unique page paths.
+    pub paths: Vec<String>,
+}
+
+/// Normalise a contradiction note: lowercase, runs of characters that are not letters, numbers
+/// or marks become one space, trimmed.
+pub fn note_key(note: &str) -> String {
+    let mut out = String::with_capacity(note.len());
+    let mut pending_space = false;
+    for c in note.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() || is_mark(c) {
+            if pending_space && !out.is_empty() {
+                out.push(' ');
+            }
+            pending_space = false;
+            out.push(c);
+        } else {
+            pending_space = true;
+        }
+    }
+    out
+}
+
+/// Combining marks (general category M), so `किताब` and `कीताब` stay distinct.
+pub fn is_mark(c: char) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"^\p{M}$").unwrap_or_else(|_| unreachable!()));
+    let mut buf = [0u8; 4];
+    !c.is_ascii() && re.is_match(c.encode_utf8(&mut buf))
+}
+
+fn text_key(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Contradiction clusters over `pages` (give them in title order): one page-note cluster per
+/// distinct note key, and one claim-id cluster per explicit claim id that occurs at least twice
+/// with differing normalised text or status. Sorted by label.
+pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> {
+    let mut clusters: Vec<ContradictionCluster> = Vec::new();
+    let mut note_index: HashMap<String, usize> = HashMap::new();
+    for (pi, page) in pages.iter().enumerate() {
+        for note in &page.summary.contradictions {
+            let key = note_key(note);
+            if key.is_empty() {
+                continue;
+            }
+            let idx = *note_index.entry(key.clone()).or_insert_with(|| {
+                clusters.push(ContradictionCluster {
+                    key: key.clone(),
+                    label: note.clone(),
+                    kind: ClusterKind::PageNote,
+                    entries: Vec::new(),
+                    paths: Vec::new(),
+                });
+                clusters.len() - 1
+            });
+            clusters[idx].entries.push(ClusterEntry {
+                page: pi,
+                claim: None,
+                note: Some(note.clone()),
+            });
+        }
+    }
+    let mut by_id: Vec<(String, Vec<ClusterEntry>)> = Vec::new();
+    let mut id_index: HashMap<String, usize> = HashMap::new();
+    for (pi, page) in pages.iter().enumerate() {
+        for (ci, claim) in page.summary.claims.iter().enumerate() {
+            let Some(id) = claim.id.as_deref() else {
+                continue;
+            };
+            let idx = *id_index.entry(id.to_string()).or_insert_with(|| {
+                by_id.push((id.to_string(), Vec::new()));
+                by_id.len() - 1
+            });
+            by_id[idx].1.push(ClusterEntry {
+                page: pi,
+                claim: Some(ci),
+                note: None,
+            });
+        }
+    }
+    for (id, entries) in by_id {
+        if entries.len() < 2 {
+            continue;
+        }
+        let claim_of = |e: &ClusterEntry| &pages[e.page].summary.claims[e.claim.unwrap_or(0)];
+        let first = claim_of(&entries[0]);
+        let (t0, s0) = (text_key(&first.text), first.normalized_status());
+        let competing = entries.iter().skip(1).any(|e| {
+            let c = claim_of(e);
+            text_key(&c.text) != t0 || c.normalized_status() != s0
+        });
+        if competing {
+            clusters.push(ContradictionCluster {
+                key: id.clone(),
+                label: id,
+                kind: ClusterKind::ClaimId,
+                entries,
+                paths: Vec::new(),
+            });
+        }
+    }
+    for c in &mut clusters {
+        let mut paths: Vec<String> = c
+            .entries
+            .iter()
+            .map(|e| pages[e.page].path.clone())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        c.paths = paths;
+    }
+    clusters.sort_by(|a, b| locale_cmp(&a.label, &b.label));
+    clusters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::parse_page;
+
+    #[test]
+    fn note_keys() {
+        assert_eq!(
+            note_key("  Conflicts with: source.BETA!! "),
+            "conflicts with source beta"
+        );
+        assert_ne!(note_key("किताब"), note_key("कीताब"));
+    }
+
+    #[test]
+    fn clusters() {
+        let a = parse_page(
+            "entities/a.md",
+            b"---\ncontradictions: [Conflicts with source.beta]\nclaims:\n  - id: claim.x\n    text: Uses PG\n  - id: claim.same\n    text: Same\n---\n",
+        )
+        .unwrap();
+        let b = parse_page(
+            "entities/b.md",
+            b"---\ncontradictions: ['conflicts with source beta']\nclaims:\n  - id: claim.x\n    text: Uses MySQL\n  - id: claim.same\n    text: '  same '\n---\n",
+        )
+        .unwrap();
+        let pages = [&a.info, &b.info];
+        let cl = contradiction_clusters(&pages);
+        assert_eq!(cl.len(), 2);
+        assert_eq!(cl[0].label, "claim.x");
+        assert_eq!(cl[0].kind, ClusterKind::ClaimId);
+        assert_eq!(cl[0].paths, vec!["entities/a.md", "entities/b.md"]);
+        assert_eq!(cl[1].kind, ClusterKind::PageNote);
+        assert_eq!(cl[1].label, "Conflicts with source.beta");
+        assert_eq!(cl[1].entries.len(), 2);
+    }
+
+    #[test]
+    fn locale_order() {
+        let mut v = vec!["beta", "Alpha", "alpha", "Gamma"];
+        v.sort_by(|a, b| locale_cmp(a, b));
+        assert_eq!(v, vec!["alpha", "Alpha", "beta", "Gamma"]);
+    }
+}
