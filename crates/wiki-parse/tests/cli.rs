@@ -1,0 +1,146 @@
+//! `wiki-parse` binary: records, errors, exit codes.
+
+use wiki_testkit::{Vault, page};
+
+fn vault_with_pages() -> Vault {
+    let v = Vault::with_git();
+    v.write(".openclaw-wiki/state.json", "{}\n");
+    v.write(
+        "entities/alpha.md",
+        page(
+            &[
+                "id: entity.alpha",
+                "pageType: entity",
+                "title: Alpha",
+                "sourceIds: source.alpha",
+                "claims:",
+                "  - id: claim.alpha.db",
+                "    text: Alpha uses PostgreSQL.",
+                "    confidence: 0.9",
+                "    evidence:",
+                "      - {}",
+                "      - sourceId: source.alpha",
+                "        lines: 12-18",
+                "  - id: claim.no-text",
+            ],
+            "# Alpha\n\nSee [Source](../sources/alpha.md) and `[[code]]`.\n",
+        ),
+    );
+    v.write(
+        "sources/alpha.md",
+        page(
+            &["id: source.alpha", "pageType: source"],
+            "# Alpha Source\n",
+        ),
+    );
+    v
+}
+
+#[test]
+fn emits_one_record_per_page_in_scan_order() {
+    let v = vault_with_pages();
+    let run = v.run("wiki-parse", &[]);
+    run.expect_code(0);
+    let recs = run.jsonl();
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[0]["path"], "sources/alpha.md");
+    let alpha = &recs[1];
+    assert_eq!(alpha["type"], "page");
+    assert_eq!(alpha["kind"], "entity");
+    assert_eq!(alpha["id"], "entity.alpha");
+    assert_eq!(alpha["title"], "Alpha");
+    assert_eq!(alpha["sourceIds"], serde_json::json!(["source.alpha"]));
+    assert_eq!(alpha["claims"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        alpha["claims"][0]["evidence"],
+        serde_json::json!([{"sourceId": "source.alpha", "lines": "12-18"}])
+    );
+    assert_eq!(alpha["claims"][0]["line"], 7);
+    assert_eq!(
+        alpha["links"],
+        serde_json::json!([{"target": "../sources/alpha.md", "kind": "markdown", "line": 19, "resolved": "sources/alpha.md"}])
+    );
+    // The blob id is git's.
+    let git_id = v.git(&["hash-object", "entities/alpha.md"]);
+    assert_eq!(alpha["blobId"], git_id.trim());
+}
+
+#[test]
+fn bad_pages_yield_error_records_and_exit_1() {
+    let v = vault_with_pages();
+    v.write(
+        "concepts/broken.md",
+        "---\nid: concept.broken\ntitle: [oops\n---\n",
+    );
+    v.write("concepts/list.md", "---\n- a\n- b\n---\n");
+    v.write("concepts/bin.md", b"abc\0def".as_slice());
+    v.write("concepts/empty.md", "");
+    let run = v.run("wiki-parse", &[]);
+    run.expect_code(1);
+    let recs = run.jsonl();
+    let errors: Vec<_> = recs.iter().filter(|r| r["type"] == "error").collect();
+    assert_eq!(errors.len(), 3, "{}", run.stdout);
+    assert_eq!(errors[0]["path"], "concepts/bin.md");
+    assert_eq!(errors[1]["path"], "concepts/broken.md");
+    assert!(errors[1]["line"].as_u64().unwrap() >= 3);
+    assert!(run.stderr.contains("concepts/broken.md:"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("concepts/list.md:2: Wiki frontmatter must be a YAML mapping"),
+        "{}",
+        run.stderr
+    );
+    // Good pages are still emitted, including the empty one.
+    assert!(
+        recs.iter()
+            .any(|r| r["path"] == "concepts/empty.md" && r["title"] == "empty")
+    );
+    assert!(recs.iter().any(|r| r["path"] == "entities/alpha.md"));
+}
+
+#[test]
+fn vault_errors_exit_2() {
+    let v = Vault::new();
+    let run = v.run("wiki-parse", &["--vault", "does-not-exist"]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("does-not-exist: vault directory does not exist"),
+        "{}",
+        run.stderr
+    );
+    v.write("file.txt", "x");
+    let run = v.run("wiki-parse", &["--vault", "file.txt"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("not a directory"), "{}", run.stderr);
+    let run = v.run("wiki-parse", &["--no-such-flag"]);
+    run.expect_code(2);
+}
+
+#[test]
+fn explicit_paths_and_outside_paths() {
+    let v = vault_with_pages();
+    let run = v.run("wiki-parse", &["entities/alpha.md"]);
+    run.expect_code(0);
+    assert_eq!(run.jsonl().len(), 1);
+    let run = v.run("wiki-parse", &["../.home"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("outside the vault"), "{}", run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_not_followed() {
+    let v = vault_with_pages();
+    std::fs::write(v.temp().join("secret.md"), "---\nid: secret\n---\n").unwrap();
+    std::os::unix::fs::symlink(v.temp().join("secret.md"), v.path("entities/link.md")).unwrap();
+    let run = v.run("wiki-parse", &[]);
+    run.expect_code(1);
+    assert!(
+        run.stderr
+            .contains("entities/link.md:1: symlink not followed"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("\"secret\""));
+}

@@ -1,0 +1,1 @@
+openclaw wiki get concepts/bad-yaml.md

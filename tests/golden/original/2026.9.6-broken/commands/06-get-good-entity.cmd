@@ -1,0 +1,1 @@
+openclaw wiki get entities/good-entity.md
