@@ -1,0 +1,656 @@
+//! Writing commits: tree building, compare-and-swap ref updates, human-edit protection, work tree
+//! and index maintenance, crash journal and roll-forward.
+
+use std::collections::HashSet;
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryKind;
+use gix::refs::transaction::{PreviousValue, RefEdit};
+
+use crate::env::{self, Role};
+use crate::error::GitResultExt;
+use crate::journal::{self, Journal};
+use crate::read::{self, Entry};
+use crate::worktree::{self, Disk, IndexUpdate};
+use crate::{
+    CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
+    message, paths,
+};
+
+/// Where to stop (test hook for crash simulation).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Never,
+    AfterRefUpdate,
+}
+
+/// The reference a commit goes to.
+struct ResolvedTarget {
+    /// `refs/heads/<b>`, or `HEAD` when `HEAD` is detached.
+    ref_name: String,
+    /// Whether the work tree and index follow this ref.
+    checked_out: bool,
+}
+
+/// One path of a planned commit.
+struct Planned<'a> {
+    path: &'a str,
+    content: Option<&'a [u8]>,
+    /// `Some` forces the executable bit; `None` keeps the tip's mode (new files: not executable).
+    exec: Option<bool>,
+}
+
+/// New blob id, executable bit and bytes of a changed path (`None` = deleted).
+type NewFile<'a> = Option<(ObjectId, bool, &'a [u8])>;
+
+/// A written (but not yet published) commit.
+struct Built<'a> {
+    commit: ObjectId,
+    tree: ObjectId,
+    /// Changed vault paths with their new blob id, executable bit and bytes (`None` = deleted).
+    changed: Vec<(&'a str, NewFile<'a>)>,
+}
+
+/// Signatures for one commit.
+struct Signatures {
+    author: gix::actor::Signature,
+    committer: gix::actor::Signature,
+}
+
+impl Store {
+    /// Commit `req`, taking the vault lock for the duration of the call (see the crate
+    /// documentation for the full procedure). Do not call this while holding a [`VaultLock`] of
+    /// the same vault: use [`Store::commit_locked`] then.
+    pub fn commit(&self, req: &CommitRequest<'_>) -> Result<CommitOutcome> {
+        let lock = self.lock()?;
+        self.commit_inner(&lock, req, Stop::Never)
+    }
+
+    /// Like [`Store::commit`], for callers that already hold this vault's lock (from
+    /// [`Store::lock`]). Fails with [`Error::ForeignLock`] for another vault's lock.
+    pub fn commit_locked(
+        &self,
+        lock: &VaultLock,
+        req: &CommitRequest<'_>,
+    ) -> Result<CommitOutcome> {
+        self.commit_inner(lock, req, Stop::Never)
+    }
+
+    /// Test hook: perform a commit but "crash" right after the ref update, leaving the journal in
+    /// place and neither the work tree nor the index updated.
+    #[doc(hidden)]
+    pub fn commit_simulating_crash_after_ref_update(
+        &self,
+        req: &CommitRequest<'_>,
+    ) -> Result<CommitOutcome> {
+        let lock = self.lock()?;
+        self.commit_inner(&lock, req, Stop::AfterRefUpdate)
+    }
+
+    fn check_lock(&self, lock: &VaultLock) -> Result<()> {
+        let expected = self.lock_path();
+        if lock.path() != expected {
+            return Err(Error::ForeignLock {
+                expected,
+                got: lock.path().to_path_buf(),
+            });
+        }
+        Ok(())
+    }
+
+    fn resolve_target(&self, repo: &gix::Repository, target: &Target) -> Result<ResolvedTarget> {
+        let head = repo.head_name().git_ctx(|| "read HEAD".to_string())?;
+        let head = head.map(|n| n.as_bstr().to_string());
+        Ok(match target {
+            Target::Head => match head {
+                Some(name) => ResolvedTarget {
+                    ref_name: name,
+                    checked_out: true,
+                },
+                None => ResolvedTarget {
+                    ref_name: "HEAD".to_string(),
+                    checked_out: true,
+                },
+            },
+            Target::Branch(b) => {
+                let full = branch_ref_name(b)?;
+                let checked_out = head.as_deref() == Some(full.as_str());
+                ResolvedTarget {
+                    ref_name: full,
+                    checked_out,
+                }
+            }
+        })
+    }
+
+    fn signatures(&self, repo: &gix::Repository) -> Result<Signatures> {
+        let sig = |role: Role| -> Result<gix::actor::Signature> {
+            let who = self.identity_for(repo, role);
+            Ok(gix::actor::Signature {
+                name: who.name.into(),
+                email: who.email.into(),
+                time: env::resolve_time(&self.env, role)?,
+            })
+        };
+        Ok(Signatures {
+            author: sig(Role::Author)?,
+            committer: sig(Role::Committer)?,
+        })
+    }
+
+    fn ref_value(&self, repo: &gix::Repository, ref_name: &str) -> Result<Option<ObjectId>> {
+        if ref_name == "HEAD" {
+            read::head_tip(repo)
+        } else {
+            read::ref_tip(repo, ref_name)
+        }
+    }
+
+    /// Move `ref_name` from `expected` (`None` = must not exist) to `new`, atomically.
+    fn cas_update(
+        &self,
+        repo: &gix::Repository,
+        ref_name: &str,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+        reflog: &str,
+        committer: &gix::actor::Signature,
+    ) -> Result<()> {
+        let name: gix::refs::FullName = ref_name.try_into().map_err(|_| Error::InvalidBranch {
+            name: ref_name.to_string(),
+        })?;
+        let previous = match expected {
+            Some(id) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(id)),
+            None => PreviousValue::MustNotExist,
+        };
+        let reflog: String = reflog
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+            .collect();
+        let edit = RefEdit::update(name, new, previous, reflog).with_deref(false);
+        let mut time_buf = gix::date::parse::TimeBuf::default();
+        match repo.edit_references_as(Some(edit), Some(committer.to_ref(&mut time_buf))) {
+            Ok(_) => Ok(()),
+            Err(source) => {
+                let actual = self.ref_value(repo, ref_name)?;
+                if actual != expected {
+                    Err(Error::Conflict {
+                        branch: ref_name.to_string(),
+                        expected,
+                        actual,
+                    })
+                } else {
+                    Err(Error::git(format!("update reference {ref_name}"), source))
+                }
+            }
+        }
+    }
+
+    fn commit_inner(
+        &self,
+        lock: &VaultLock,
+        req: &CommitRequest<'_>,
+        stop: Stop,
+    ) -> Result<CommitOutcome> {
+        self.check_lock(lock)?;
+        validate_changes(req)?;
+        let msg = message::build_message(&req.subject, req.body.as_deref(), &req.trailers)?;
+        let repo = self.repo();
+        self.roll_forward(&repo)?;
+
+        let target = self.resolve_target(&repo, &req.target)?;
+        let mut tip = self.ref_value(&repo, &target.ref_name)?;
+        let sigs = self.signatures(&repo)?;
+
+        if !target.checked_out && tip.is_none() {
+            let start = match &req.create_from {
+                Some(rev) => Some(read::resolve(&repo, rev)?),
+                None => read::head_tip(&repo)?,
+            };
+            if let Some(start) = start {
+                let from = req.create_from.as_deref().unwrap_or("HEAD");
+                self.cas_update(
+                    &repo,
+                    &target.ref_name,
+                    None,
+                    start,
+                    &format!("branch: Created from {from}"),
+                    &sigs.committer,
+                )?;
+                tip = Some(start);
+            }
+        }
+        if let Some(expected) = req.expected_parent
+            && tip != Some(expected)
+        {
+            return Err(Error::Conflict {
+                branch: target.ref_name.clone(),
+                expected: Some(expected),
+                actual: tip,
+            });
+        }
+        let mut tip_tree = tip.map(|t| read::commit_tree(&repo, t)).transpose()?;
+        let mut outcome = CommitOutcome::default();
+
+        if target.checked_out {
+            for change in req.changes {
+                worktree::check_writable(&self.vault_dir, &change.path)?;
+            }
+            let human = self.human_edits(&repo, tip_tree, req)?;
+            if !human.is_empty() {
+                let op = req
+                    .trailers
+                    .iter()
+                    .find(|(k, _)| k.trim().eq_ignore_ascii_case("Wiki-Op"))
+                    .map(|(_, v)| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or_else(|| message::FALLBACK_SUBJECT.to_string());
+                let trailers: Vec<(String, String)> = human
+                    .iter()
+                    .map(|(p, _)| ("Wiki-Human-Edit".to_string(), p.to_string()))
+                    .collect();
+                let human_msg = message::build_message(
+                    &format!("Record human edits before {op}"),
+                    None,
+                    &trailers,
+                )?;
+                let planned: Vec<Planned<'_>> = human
+                    .iter()
+                    .map(|(path, disk)| match disk {
+                        Disk::Absent => Planned {
+                            path,
+                            content: None,
+                            exec: None,
+                        },
+                        Disk::File { bytes, exec } => Planned {
+                            path,
+                            content: Some(bytes.as_slice()),
+                            exec: Some(*exec),
+                        },
+                    })
+                    .collect();
+                if let Some(built) =
+                    self.build_commit(&repo, tip, tip_tree, &planned, &human_msg, &sigs)?
+                {
+                    let reflog = format!("commit: Record human edits before {op}");
+                    self.publish(
+                        &repo,
+                        &target,
+                        tip,
+                        &built,
+                        false,
+                        &reflog,
+                        &sigs,
+                        Stop::Never,
+                    )?;
+                    outcome.human_commit = Some(built.commit);
+                    tip = Some(built.commit);
+                    tip_tree = Some(built.tree);
+                }
+            }
+        }
+
+        let planned: Vec<Planned<'_>> = req
+            .changes
+            .iter()
+            .map(|c| Planned {
+                path: &c.path,
+                content: c.content.as_deref(),
+                exec: None,
+            })
+            .collect();
+        let Some(built) = self.build_commit(&repo, tip, tip_tree, &planned, &msg, &sigs)? else {
+            return Ok(outcome);
+        };
+        let reflog = format!(
+            "commit{}: {}",
+            if tip.is_none() { " (initial)" } else { "" },
+            message::subject_of(&msg)
+        );
+        self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
+        outcome.commit = Some(built.commit);
+        let mut written: Vec<String> = built.changed.iter().map(|(p, _)| p.to_string()).collect();
+        written.sort();
+        outcome.written = written;
+        Ok(outcome)
+    }
+
+    /// Paths of the change set whose work-tree file differs from the tip (with what is on disk).
+    fn human_edits<'r>(
+        &self,
+        repo: &gix::Repository,
+        tip_tree: Option<ObjectId>,
+        req: &'r CommitRequest<'_>,
+    ) -> Result<Vec<(&'r str, Disk)>> {
+        let mut out = Vec::new();
+        for change in req.changes {
+            let committed = match tip_tree {
+                Some(t) => read::lookup(repo, t, &self.repo_path(&change.path))?
+                    .filter(Entry::is_file)
+                    .map(|e| e.id),
+                None => None,
+            };
+            let disk = worktree::read_disk(&self.vault_dir, &change.path)?;
+            if disk.id() != committed {
+                out.push((change.path.as_str(), disk));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Write blobs, tree and commit object for `planned` on top of `tip`; `None` when nothing
+    /// changes. No reference is touched.
+    fn build_commit<'a>(
+        &self,
+        repo: &gix::Repository,
+        tip: Option<ObjectId>,
+        tip_tree: Option<ObjectId>,
+        planned: &[Planned<'a>],
+        msg: &str,
+        sigs: &Signatures,
+    ) -> Result<Option<Built<'a>>> {
+        let base = tip_tree.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+        let mut editor = repo
+            .edit_tree(base)
+            .git_ctx(|| format!("edit tree {base}"))?;
+        let mut changed = Vec::new();
+        for p in planned {
+            let repo_path = self.repo_path(p.path);
+            let old = match tip_tree {
+                Some(t) => read::lookup(repo, t, &repo_path)?,
+                None => None,
+            };
+            if let Some(old) = old
+                && old.kind == EntryKind::Tree
+            {
+                return Err(Error::UnsafePath {
+                    path: p.path.to_string(),
+                    reason: "it is a directory in the branch tip".to_string(),
+                });
+            }
+            match p.content {
+                Some(bytes) => {
+                    if old.is_none()
+                        && let Some(t) = tip_tree
+                    {
+                        self.check_ancestors_are_trees(repo, t, p.path)?;
+                    }
+                    let exec = match p.exec {
+                        Some(x) => x,
+                        None => old.is_some_and(|e| e.kind == EntryKind::BlobExecutable),
+                    };
+                    let kind = if exec {
+                        EntryKind::BlobExecutable
+                    } else {
+                        EntryKind::Blob
+                    };
+                    let id = worktree::blob_id(bytes);
+                    if old == Some(Entry { id, kind }) {
+                        continue;
+                    }
+                    let written = repo
+                        .write_blob(bytes)
+                        .git_ctx(|| format!("write blob for {}", p.path))?
+                        .detach();
+                    editor
+                        .upsert(repo_path.as_str(), kind, written)
+                        .git_ctx(|| format!("add {} to tree", p.path))?;
+                    changed.push((p.path, Some((written, exec, bytes))));
+                }
+                None => {
+                    if old.is_none() {
+                        continue;
+                    }
+                    editor
+                        .remove(repo_path.as_str())
+                        .git_ctx(|| format!("remove {} from tree", p.path))?;
+                    changed.push((p.path, None));
+                }
+            }
+        }
+        if changed.is_empty() {
+            return Ok(None);
+        }
+        let tree = editor
+            .write()
+            .git_ctx(|| format!("write tree for commit on {base}"))?
+            .detach();
+        if Some(tree) == tip_tree {
+            return Ok(None);
+        }
+        let commit = gix::objs::Commit {
+            tree,
+            parents: tip.into_iter().collect(),
+            author: sigs.author.clone(),
+            committer: sigs.committer.clone(),
+            encoding: None,
+            message: msg.into(),
+            extra_headers: Vec::new(),
+        };
+        let id = repo
+            .write_object(&commit)
+            .git_ctx(|| format!("write commit object with tree {tree}"))?
+            .detach();
+        Ok(Some(Built {
+            commit: id,
+            tree,
+            changed,
+        }))
+    }
+
+    /// Refuse to turn a file of the tip into a directory implicitly.
+    fn check_ancestors_are_trees(
+        &self,
+        repo: &gix::Repository,
+        tree: ObjectId,
+        vault_path: &str,
+    ) -> Result<()> {
+        let repo_path = self.repo_path(vault_path);
+        let mut end = 0;
+        while let Some(pos) = repo_path[end..].find('/') {
+            let ancestor = &repo_path[..end + pos];
+            match read::lookup(repo, tree, ancestor)? {
+                None => return Ok(()),
+                Some(e) if e.kind == EntryKind::Tree => {}
+                Some(_) => {
+                    return Err(Error::UnsafePath {
+                        path: vault_path.to_string(),
+                        reason: format!("{ancestor:?} is a file in the branch tip"),
+                    });
+                }
+            }
+            end += pos + 1;
+        }
+        Ok(())
+    }
+
+    /// Journal, move the ref, and (checked-out branch) bring files and index along.
+    #[allow(clippy::too_many_arguments)]
+    fn publish(
+        &self,
+        repo: &gix::Repository,
+        target: &ResolvedTarget,
+        parent: Option<ObjectId>,
+        built: &Built<'_>,
+        write_files: bool,
+        reflog: &str,
+        sigs: &Signatures,
+        stop: Stop,
+    ) -> Result<()> {
+        if target.checked_out {
+            let paths = built.changed.iter().map(|(p, _)| p.to_string()).collect();
+            journal::write(
+                &self.vault_dir,
+                &Journal::new(&target.ref_name, parent, built.commit, paths),
+            )?;
+        }
+        if let Err(e) = self.cas_update(
+            repo,
+            &target.ref_name,
+            parent,
+            built.commit,
+            reflog,
+            &sigs.committer,
+        ) {
+            if target.checked_out {
+                journal::remove(&self.vault_dir)?;
+            }
+            return Err(e);
+        }
+        if stop == Stop::AfterRefUpdate || !target.checked_out {
+            return Ok(());
+        }
+        let mut updates = Vec::with_capacity(built.changed.len());
+        for (path, new) in &built.changed {
+            let repo_path = self.repo_path(path);
+            match new {
+                Some((id, exec, bytes)) => {
+                    if write_files {
+                        worktree::write_atomic(&self.vault_dir, path, bytes, *exec)?;
+                    }
+                    updates.push(IndexUpdate {
+                        repo_path,
+                        entry: Some((*id, *exec, Some(self.vault_dir.join(path)))),
+                    });
+                }
+                None => {
+                    if write_files {
+                        worktree::remove(&self.vault_dir, path)?;
+                    }
+                    updates.push(IndexUpdate {
+                        repo_path,
+                        entry: None,
+                    });
+                }
+            }
+        }
+        worktree::update_index(repo, &updates)?;
+        journal::remove(&self.vault_dir)?;
+        Ok(())
+    }
+
+    /// Called by `open`: roll a journal forward if one exists and nobody holds the lock.
+    pub(crate) fn recover_on_open(&self) -> Result<()> {
+        if !journal::journal_path(&self.vault_dir).exists() {
+            return Ok(());
+        }
+        if let Some(_lock) = crate::lock::try_acquire(&self.lock_path())? {
+            self.roll_forward(&self.repo())?;
+        }
+        Ok(())
+    }
+
+    /// Finish an interrupted publish (the lock must be held).
+    fn roll_forward(&self, repo: &gix::Repository) -> Result<()> {
+        let Some(j) = journal::read(&self.vault_dir)? else {
+            return Ok(());
+        };
+        let jpath = journal::journal_path(&self.vault_dir);
+        let commit = j.commit_id(&jpath)?;
+        let parent = j.parent_id(&jpath)?;
+        let head_ref = repo
+            .head_name()
+            .git_ctx(|| "read HEAD".to_string())?
+            .map(|n| n.as_bstr().to_string())
+            .unwrap_or_else(|| "HEAD".to_string());
+        let tip = self.ref_value(repo, &j.reference)?;
+        if head_ref != j.reference || tip != Some(commit) {
+            // The ref never moved (or moved on / was switched away): nothing safe to do.
+            return journal::remove(&self.vault_dir);
+        }
+        let new_tree = read::commit_tree(repo, commit)?;
+        let parent_tree = parent.map(|p| read::commit_tree(repo, p)).transpose()?;
+        let index = worktree::load_index(repo)?;
+        let mut updates = Vec::new();
+        for path in &j.paths {
+            if paths::validate_file_path(path).is_err()
+                || worktree::check_writable(&self.vault_dir, path).is_err()
+            {
+                continue;
+            }
+            let repo_path = self.repo_path(path);
+            let new = read::lookup(repo, new_tree, &repo_path)?.filter(Entry::is_file);
+            let old = match parent_tree {
+                Some(t) => read::lookup(repo, t, &repo_path)?.filter(Entry::is_file),
+                None => None,
+            };
+            let (new_id, old_id) = (new.map(|e| e.id), old.map(|e| e.id));
+            let disk = worktree::read_disk(&self.vault_dir, path)?.id();
+            let disk_holds_new = if disk == new_id {
+                true
+            } else if disk == old_id {
+                match new {
+                    Some(e) => {
+                        let blob = repo
+                            .find_blob(e.id)
+                            .git_ctx(|| format!("read blob {} ({path})", e.id))?;
+                        worktree::write_atomic(
+                            &self.vault_dir,
+                            path,
+                            &blob.data,
+                            e.kind == EntryKind::BlobExecutable,
+                        )?;
+                    }
+                    None => worktree::remove(&self.vault_dir, path)?,
+                }
+                true
+            } else {
+                // Changed by someone since: the file is left alone. Its index entry still
+                // follows the commit if it holds the parent's version (nobody staged anything),
+                // with zero stat data so git re-hashes the file and shows the edit.
+                let staged = index
+                    .entry_by_path_and_stage(
+                        repo_path.as_bytes().as_bstr(),
+                        gix::index::entry::Stage::Unconflicted,
+                    )
+                    .map(|e| e.id);
+                if staged != old_id {
+                    continue;
+                }
+                false
+            };
+            updates.push(IndexUpdate {
+                repo_path,
+                entry: new.map(|e| {
+                    (
+                        e.id,
+                        e.kind == EntryKind::BlobExecutable,
+                        disk_holds_new.then(|| self.vault_dir.join(path)),
+                    )
+                }),
+            });
+        }
+        worktree::update_index(repo, &updates)?;
+        journal::remove(&self.vault_dir)
+    }
+}
+
+/// Lexical checks of a change set: valid paths, each at most once, no path that is also a
+/// directory of another.
+fn validate_changes(req: &CommitRequest<'_>) -> Result<()> {
+    let mut seen = HashSet::new();
+    for change in req.changes {
+        paths::validate_file_path(&change.path)?;
+        if !seen.insert(change.path.as_str()) {
+            return Err(Error::InvalidPath {
+                path: change.path.clone(),
+                reason: "listed more than once in the change set",
+            });
+        }
+    }
+    for change in req.changes {
+        let mut end = 0;
+        while let Some(pos) = change.path[end..].find('/') {
+            let ancestor = &change.path[..end + pos];
+            if seen.contains(ancestor) {
+                return Err(Error::InvalidPath {
+                    path: change.path.clone(),
+                    reason: "a parent of this path is also a file in the change set",
+                });
+            }
+            end += pos + 1;
+        }
+    }
+    Ok(())
+}

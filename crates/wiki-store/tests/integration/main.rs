@@ -1,0 +1,12 @@
+//! Integration tests of wiki-store against real git repositories.
+
+mod common;
+
+mod branch;
+mod concurrency;
+mod human;
+mod read;
+mod recovery;
+mod safety;
+mod subfolder;
+mod write;

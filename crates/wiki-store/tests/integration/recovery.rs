@@ -1,0 +1,86 @@
+use crate::common::*;
+
+#[test]
+fn interrupted_commit_is_rolled_forward() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n"), ("b.md", "b1\n"), ("c.md", "c1\n")]);
+    let store = f.store();
+    let changes = [
+        w("a.md", "a2\n"),
+        del("b.md"),
+        w("new/d.md", "d\n"),
+        w("c.md", "c2\n"),
+    ];
+    let out = store
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy"))
+        .expect("commit");
+    let id = out.commit.expect("id");
+    assert_eq!(f.rev("HEAD"), id.to_string(), "ref moved");
+    let journal = f.path(".openclaw-wiki/locks/pending.json");
+    assert!(journal.exists(), "journal left behind");
+    assert_eq!(
+        f.read("a.md").as_deref(),
+        Some("a1\n"),
+        "files not yet written"
+    );
+    assert!(!f.status().is_empty());
+    // Lock dir never shows up in status.
+    assert!(!f.status().contains(".openclaw-wiki"), "{}", f.status());
+
+    // Meanwhile a human edits c.md: roll-forward must leave it alone.
+    f.write("c.md", "human c\n");
+
+    // Re-opening rolls forward.
+    let store = f.store();
+    assert!(!journal.exists(), "journal removed");
+    assert_eq!(f.read("a.md").as_deref(), Some("a2\n"));
+    assert!(!f.path("b.md").exists());
+    assert_eq!(f.read("new/d.md").as_deref(), Some("d\n"));
+    assert_eq!(f.read("c.md").as_deref(), Some("human c\n"));
+    assert_eq!(f.status(), " M c.md\n");
+
+    // The next commit proceeds normally (and records the human edit to c.md first).
+    let more = [w("c.md", "c3\n")];
+    let out = store.commit(&req(&more, "after")).expect("commit");
+    assert!(out.human_commit.is_some());
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
+
+#[test]
+fn journal_is_rolled_forward_before_the_next_commit() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n")]);
+    let store = f.store();
+    let changes = [w("a.md", "a2\n")];
+    store
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy"))
+        .expect("commit");
+    // Same store instance (no re-open): the next commit rolls forward first.
+    let more = [w("z.md", "z\n")];
+    let out = store.commit(&req(&more, "next")).expect("next");
+    assert!(out.human_commit.is_none(), "a.md was not a human edit");
+    assert_eq!(f.read("a.md").as_deref(), Some("a2\n"));
+    assert_eq!(f.status(), "");
+    assert_eq!(f.count("HEAD"), 3);
+}
+
+#[test]
+fn stale_journal_without_ref_update_is_discarded() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n")]);
+    let store = f.store();
+    // A journal naming a commit the ref never reached.
+    std::fs::create_dir_all(f.path(".openclaw-wiki/locks")).expect("mkdir");
+    std::fs::write(
+        f.path(".openclaw-wiki/locks/pending.json"),
+        format!(
+            r#"{{"version":1,"reference":"refs/heads/main","parent":"{}","commit":"{}","paths":["a.md"]}}"#,
+            f.rev("HEAD"),
+            "1234567890123456789012345678901234567890"
+        ),
+    )
+    .expect("w");
+    let changes = [w("b.md", "b\n")];
+    store.commit(&req(&changes, "go")).expect("commit");
+    assert!(!f.path(".openclaw-wiki/locks/pending.json").exists());
+    assert_eq!(f.read("a.md").as_deref(), Some("a1\n"));
+    assert_eq!(f.status(), "");
+}

@@ -1,0 +1,226 @@
+use wiki_store::{CommitRequest, EnvSource, Store, Target};
+
+use crate::common::*;
+
+#[test]
+fn first_commit_on_unborn_branch() {
+    let f = Fixture::repo();
+    let store = f.store();
+    assert_eq!(
+        store.current_branch().expect("branch").as_deref(),
+        Some("main")
+    );
+    assert_eq!(store.branch_tip("main").expect("tip"), None);
+    assert_eq!(store.prefix(), "");
+
+    let changes = [
+        w("index.md", "# Index\n"),
+        w("entities/people/alice.md", "Alice\n"),
+    ];
+    let out = store
+        .commit(
+            &req(&changes, "Create vault")
+                .trailer("Wiki-Page", "entities/people/alice.md")
+                .trailer("Wiki-Agent", "main"),
+        )
+        .expect("commit");
+    let id = out.commit.expect("a commit");
+    assert_eq!(out.human_commit, None);
+    assert_eq!(out.written, vec!["entities/people/alice.md", "index.md"]);
+    assert_eq!(f.rev("HEAD"), id.to_string());
+    assert_eq!(f.count("HEAD"), 1);
+    assert_eq!(
+        f.git(&["log", "-1", "--format=%B"]),
+        "Create vault\n\nWiki-Op: test\nWiki-Page: entities/people/alice.md\nWiki-Agent: main\n\n"
+    );
+    assert_eq!(
+        f.read("entities/people/alice.md").as_deref(),
+        Some("Alice\n")
+    );
+    assert_eq!(f.status(), "", "work tree and index follow the commit");
+    f.fsck();
+    // Identity from the repository config, time from WIKI_NOW.
+    assert_eq!(
+        f.git(&["log", "-1", "--format=%an|%ae|%cn|%ce|%at|%ct"])
+            .trim(),
+        format!("Local User|local@example.com|Local User|local@example.com|{NOW_UNIX}|{NOW_UNIX}")
+    );
+    let info = store.commit_info(id).expect("info");
+    assert_eq!(info.time_iso, "2026-04-05T12:00:00+00:00");
+    assert!(info.parents.is_empty());
+    assert_eq!(
+        info.changed_paths,
+        vec!["entities/people/alice.md", "index.md"]
+    );
+}
+
+#[test]
+fn open_or_init_creates_a_repository() {
+    let f = Fixture::empty();
+    let vault = f.path("vault");
+    let (store, initialized) = Store::open_or_init(&vault).expect("init");
+    assert!(initialized);
+    assert!(vault.join(".git").is_dir());
+    // gix uses init.defaultBranch from the (non-isolated) git config, else "main".
+    let configured = std::process::Command::new("git")
+        .args(["config", "--get", "init.defaultBranch"])
+        .current_dir(&vault)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "main".to_string());
+    assert_eq!(store.current_branch().expect("branch"), Some(configured));
+    let store = store.with_env(fixed_env(&[
+        ("GIT_AUTHOR_NAME", "Env Author"),
+        ("GIT_AUTHOR_EMAIL", "env@example.com"),
+    ]));
+    assert_eq!(store.identity().name, "Env Author");
+    let changes = [w("a.md", "a\n")];
+    let out = store.commit(&req(&changes, "first")).expect("commit");
+    assert!(out.commit.is_some());
+    let g = |args: &[&str]| git_in(&vault, args);
+    assert_eq!(g(&["status", "--porcelain", "--untracked-files=all"]), "");
+    assert_eq!(
+        g(&["log", "-1", "--format=%an <%ae>"]).trim(),
+        "Env Author <env@example.com>"
+    );
+    g(&["fsck", "--strict"]);
+    // Opening again finds the repository.
+    let (_, initialized) = Store::open_or_init(&vault).expect("reopen");
+    assert!(!initialized);
+}
+
+#[test]
+fn open_fails_outside_a_repository() {
+    let f = Fixture::empty();
+    let err = Store::open(&f.root).expect_err("no repo");
+    assert!(
+        matches!(err, wiki_store::Error::NotARepository { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn modify_add_delete_on_existing_history() {
+    let f = Fixture::repo_with(&[
+        ("a.md", "a1\n"),
+        ("gone/only.md", "bye\n"),
+        ("keep.md", "keep\n"),
+    ]);
+    let before = f.rev("HEAD");
+    let store = f.store();
+    let changes = [
+        w("a.md", "a2\n"),
+        w("new/deep/dir/b.md", "b\n"),
+        del("gone/only.md"),
+        del("never-existed.md"),
+    ];
+    let mut r = req(&changes, "Mixed change");
+    r.body = Some("Why this happened.".to_string());
+    let out = store.commit(&r).expect("commit");
+    assert_eq!(
+        out.written,
+        vec!["a.md", "gone/only.md", "new/deep/dir/b.md"]
+    );
+    assert_eq!(f.rev("HEAD^"), before);
+    assert_eq!(f.status(), "");
+    assert!(!f.path("gone").exists(), "emptied directory removed");
+    assert_eq!(f.read("keep.md").as_deref(), Some("keep\n"));
+    f.fsck();
+    assert_eq!(
+        f.git(&["log", "-1", "--format=%B"]),
+        "Mixed change\n\nWhy this happened.\n\nWiki-Op: test\n\n"
+    );
+    let msg = f.git(&["log", "-1", "--format=%B"]);
+    let tmp = f.path(".git/msg.txt");
+    std::fs::write(&tmp, msg).expect("write msg");
+    assert_eq!(
+        f.git(&["interpret-trailers", "--parse", ".git/msg.txt"]),
+        "Wiki-Op: test\n"
+    );
+    assert_eq!(f.show("HEAD:a.md"), "a2\n");
+    assert_eq!(
+        f.git(&["ls-tree", "-r", "--name-only", "HEAD"]),
+        "a.md\nkeep.md\nnew/deep/dir/b.md\n"
+    );
+}
+
+#[test]
+fn no_op_changes_make_no_commit() {
+    let f = Fixture::repo_with(&[("a.md", "same\n")]);
+    let store = f.store();
+    let before = f.rev("HEAD");
+    let out = store.commit(&req(&[], "nothing")).expect("empty");
+    assert_eq!(out.commit, None);
+    let changes = [w("a.md", "same\n"), del("missing.md")];
+    let out = store.commit(&req(&changes, "same")).expect("same");
+    assert_eq!(out, wiki_store::CommitOutcome::default());
+    assert_eq!(f.rev("HEAD"), before);
+    assert_eq!(f.status(), "");
+}
+
+#[test]
+fn identity_and_time_from_environment() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let env = EnvSource::fixed([
+        ("GIT_AUTHOR_NAME", "Ann Author"),
+        ("GIT_AUTHOR_EMAIL", "ann@example.com"),
+        ("GIT_COMMITTER_NAME", "Cid Committer"),
+        ("GIT_AUTHOR_DATE", "@1700000000 +0000"),
+        ("GIT_COMMITTER_DATE", "2026-01-02T03:04:05+02:00"),
+        ("WIKI_NOW", NOW),
+    ]);
+    let store = Store::open_with(&f.root, env).expect("open");
+    let changes = [w("a.md", "b\n")];
+    store.commit(&req(&changes, "env")).expect("commit");
+    assert_eq!(
+        f.git(&["log", "-1", "--format=%an|%ae|%cn|%ce|%at|%ct|%ci"])
+            .trim(),
+        "Ann Author|ann@example.com|Cid Committer|ann@example.com|1700000000|1767315845|2026-01-02 03:04:05 +0200"
+    );
+    // Without env: repository config, and WIKI_NOW.
+    let store = f.store();
+    assert_eq!(store.identity().name, "Local User");
+    assert_eq!(store.identity().email, "local@example.com");
+}
+
+#[test]
+fn invalid_trailer_and_duplicate_paths_are_rejected() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let store = f.store();
+    let changes = [w("b.md", "b\n")];
+    let r = CommitRequest::new(Target::Head, &changes, "s").trailer("Bad Key", "v");
+    assert!(matches!(
+        store.commit(&r),
+        Err(wiki_store::Error::InvalidTrailer { .. })
+    ));
+    let changes = [w("b.md", "1"), w("b.md", "2")];
+    assert!(matches!(
+        store.commit(&req(&changes, "dup")),
+        Err(wiki_store::Error::InvalidPath { .. })
+    ));
+    let changes = [w("x", "1"), w("x/y.md", "2")];
+    assert!(store.commit(&req(&changes, "file and dir")).is_err());
+    assert_eq!(f.status(), "");
+    assert_eq!(f.count("HEAD"), 1);
+}
+
+#[test]
+fn executable_bit_is_kept() {
+    let f = Fixture::repo_with(&[("run.sh", "#!/bin/sh\n")]);
+    f.git(&["update-index", "--chmod=+x", "run.sh"]);
+    f.git(&["commit", "-q", "-m", "x"]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let p = f.path("run.sh");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    assert_eq!(f.status(), "");
+    let store = f.store();
+    let changes = [w("run.sh", "#!/bin/sh\necho hi\n")];
+    store.commit(&req(&changes, "edit script")).expect("commit");
+    assert!(f.git(&["ls-tree", "HEAD", "run.sh"]).starts_with("100755"));
+    assert_eq!(f.status(), "");
+}
