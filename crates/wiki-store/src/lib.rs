@@ -99,9 +99,19 @@
 //!
 //! # Limits
 //!
-//! SHA-1 repositories only. No clean/smudge filters or `core.autocrlf` conversions are applied:
-//! bytes are stored and written verbatim. Linked work trees that have the target branch checked
-//! out are not detected (only this repository's `HEAD` is).
+//! - SHA-1 repositories only.
+//! - No clean/smudge filters or `core.autocrlf` conversions are applied: bytes are stored and
+//!   written verbatim.
+//! - Linked work trees that have the target branch checked out are not detected (only this
+//!   repository's `HEAD` is).
+//! - The branch's reflog gets an entry per commit (`commit: <subject>`); `HEAD`'s own reflog is
+//!   not appended (the branch ref is updated directly, which is what makes the compare-and-swap
+//!   immune to a concurrent branch switch).
+//! - Work-tree files are not fsynced (git does not either by default); a process crash is
+//!   covered by the journal, a power loss may leave a stray `.wiki-store-*.tmp` file.
+//! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
+//!   but is not tracked counts as untracked.
+//! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.
 
 #![deny(missing_docs)]
 
@@ -188,6 +198,8 @@ pub struct CommitRequest<'a> {
     /// `Some(id)`: fail with [`Error::Conflict`] unless the branch tip is `id` (compare-and-swap
     /// against what the caller read earlier). `None`: compare-and-swap against the tip read at
     /// the start of this call. For a branch that does not exist yet, the tip is its start point.
+    /// The check happens before a human-edit commit is made, so with human edits the tool
+    /// commit's parent is that human commit, not `id`.
     pub expected_parent: Option<ObjectId>,
     /// For a [`Target::Branch`] that does not exist yet: the revision to start it from
     /// (`None` = the current `HEAD` commit).

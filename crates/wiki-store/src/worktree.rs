@@ -212,8 +212,10 @@ fn create_parents(vault_dir: &Path, vault_path: &str) -> Result<PathBuf> {
     Ok(current)
 }
 
-/// Write `bytes` to `vault_path` atomically: a temporary file in the same directory, flushed, then
-/// renamed over the target. Existing permissions are kept; new files get 0644 (0755 if `exec`).
+/// Write `bytes` to `vault_path` atomically: a temporary file in the same directory, renamed over
+/// the target (readers never see a partial file). Like git's default for work-tree files, no
+/// fsync: durability across power loss is not attempted; process crashes are covered by the
+/// journal. Existing permissions are kept; new files get 0644 (0755 if `exec`).
 pub(crate) fn write_atomic(
     vault_dir: &Path,
     vault_path: &str,
@@ -230,9 +232,6 @@ pub(crate) fn write_atomic(
         .map_err(|e| Error::io(&parent, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
     set_mode(tmp.as_file(), &full, exec).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_data()
-        .map_err(|e| Error::io(tmp.path(), e))?;
     tmp.persist(&full).map_err(|e| Error::io(&full, e.error))?;
     Ok(())
 }

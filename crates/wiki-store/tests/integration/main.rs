@@ -5,6 +5,7 @@ mod common;
 mod branch;
 mod concurrency;
 mod human;
+mod perf;
 mod read;
 mod recovery;
 mod safety;

@@ -224,3 +224,30 @@ fn executable_bit_is_kept() {
     assert!(f.git(&["ls-tree", "HEAD", "run.sh"]).starts_with("100755"));
     assert_eq!(f.status(), "");
 }
+
+#[test]
+fn detached_head_commits_move_head_only() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    f.write("a.md", "b\n");
+    f.git(&["commit", "-qam", "second"]);
+    let main_tip = f.rev("main");
+    f.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let store = f.store();
+    assert_eq!(store.current_branch().expect("b"), None);
+    let changes = [w("c.md", "c\n")];
+    let out = store.commit(&req(&changes, "detached")).expect("commit");
+    assert_eq!(f.rev("HEAD"), out.commit.expect("id").to_string());
+    assert_eq!(f.rev("main"), main_tip, "branch untouched");
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
+
+#[test]
+fn branch_reflog_records_tool_commits() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let store = f.store();
+    let changes = [w("a.md", "b\n")];
+    store.commit(&req(&changes, "Reflogged")).expect("commit");
+    let log = f.git(&["reflog", "show", "--format=%gs", "refs/heads/main"]);
+    assert_eq!(log.lines().next(), Some("commit: Reflogged"), "{log}");
+}
