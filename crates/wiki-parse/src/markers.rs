@@ -76,6 +76,36 @@ pub fn empty_human_block() -> String {
     format!("{HUMAN_START}\n{HUMAN_END}")
 }
 
+/// Whether a page body opts out of page metadata as an unmanaged raw source: its first non-blank
+/// line (outside code) is the [`RAW_SOURCE`] marker, or that first line is an H1 (`# …`) and the
+/// next non-blank line is the marker (newest upstream behaviour; lint exempts such pages from
+/// `missing-id`, `missing-page-type` and `stale-page` when they also lack `pageType`,
+/// `sourceType` and `provenanceMode`).
+pub fn has_raw_source_marker(body: &str) -> bool {
+    if memchr::memmem::find(body.as_bytes(), RAW_SOURCE.as_bytes()).is_none() {
+        return false;
+    }
+    let mut seen_h1 = false;
+    for line in markdown::lines(body) {
+        let t = line.text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if line.in_code {
+            return false;
+        }
+        if t == RAW_SOURCE {
+            return true;
+        }
+        if !seen_h1 && t.starts_with("# ") {
+            seen_h1 = true;
+            continue;
+        }
+        return false;
+    }
+    false
+}
+
 /// Where a managed block sits in a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
@@ -352,5 +382,22 @@ mod tests {
         assert!(!has_human_block(
             "```\n<!-- openclaw:human:start -->\n<!-- openclaw:human:end -->\n```\n"
         ));
+    }
+
+    #[test]
+    fn raw_source_marker() {
+        assert!(has_raw_source_marker(
+            "<!-- openclaw:wiki:raw-source -->\nx\n"
+        ));
+        assert!(has_raw_source_marker(
+            "\n# Title\n\n<!-- openclaw:wiki:raw-source -->\n"
+        ));
+        assert!(!has_raw_source_marker(
+            "# T\ntext\n<!-- openclaw:wiki:raw-source -->\n"
+        ));
+        assert!(!has_raw_source_marker(
+            "```\n<!-- openclaw:wiki:raw-source -->\n```\n"
+        ));
+        assert!(!has_raw_source_marker(""));
     }
 }

@@ -7,6 +7,7 @@ use yaml_serde::Mapping;
 use crate::frontmatter;
 use crate::links::{self, Link};
 use crate::markdown;
+use crate::markers;
 use crate::model::{self, PageSummary};
 use crate::vault::PageKind;
 use crate::yaml::{self, KeyLines};
@@ -26,6 +27,15 @@ pub struct PageError {
     pub line: usize,
     /// What is wrong.
     pub message: String,
+}
+
+impl PageError {
+    /// Whether the problem is in the frontmatter (unclosed fence, invalid YAML, a root that is not
+    /// a mapping) rather than in the file itself (binary, not UTF-8, too large, symlink,
+    /// unreadable). Every frontmatter message produced by [`parse_page`] names the frontmatter.
+    pub fn is_frontmatter(&self) -> bool {
+        self.message.to_ascii_lowercase().contains("frontmatter")
+    }
 }
 
 /// Everything the toolchain knows about a page except its text: the page record of
@@ -53,6 +63,9 @@ pub struct PageInfo {
     /// File line of each top-level frontmatter key, in order.
     #[serde(default)]
     pub key_lines: IndexMap<String, usize>,
+    /// The body opens with the raw-source marker (see [`markers::has_raw_source_marker`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub raw_source: bool,
 }
 
 impl PageInfo {
@@ -198,6 +211,7 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
             blob_id: git_blob_id(bytes),
             body_line: split.body_first_line,
             key_lines: key_lines.keys.iter().cloned().collect(),
+            raw_source: markers::has_raw_source_marker(split.body),
         },
         has_frontmatter: split.yaml.is_some(),
         frontmatter: fm,
@@ -263,6 +277,21 @@ mod tests {
         assert!(e.message.contains("mapping"));
         let e = parse_page("concepts/x.md", b"---\nid: a\n").unwrap_err();
         assert!(e.message.contains("never closed"));
+        assert!(e.is_frontmatter());
+        for bad in [&b"---\nid: a\ntitle: [oops\n---\n"[..], b"---\n- a\n---\n"] {
+            assert!(
+                parse_page("concepts/x.md", bad)
+                    .unwrap_err()
+                    .is_frontmatter()
+            );
+        }
+        for bad in [&b"a\0"[..], b"\xff"] {
+            assert!(
+                !parse_page("concepts/x.md", bad)
+                    .unwrap_err()
+                    .is_frontmatter()
+            );
+        }
     }
 
     #[test]
