@@ -121,6 +121,27 @@ impl Page {
             .max(start);
         &head[start..end]
     }
+
+    /// The page re-rendered with a new frontmatter mapping, keeping `body` byte for byte.
+    ///
+    /// Unlike [`render_page`], nothing of the body is trimmed or normalised: the result is
+    /// `---\n<yaml>---\n` followed by `body` exactly as given (pass [`Page::body`] to keep the
+    /// current body, blank line after the fence and missing final newline included). A page that
+    /// had no frontmatter gets one, separated from its body by a blank line (unless the body
+    /// already starts with one). Used by writers that change only the frontmatter (or only their
+    /// own managed block) of an existing page.
+    pub fn render_with(&self, fm: &Mapping, body: &str) -> String {
+        let yaml = yaml::emit_mapping(fm);
+        let mut out = String::with_capacity(yaml.len() + body.len() + 10);
+        out.push_str("---\n");
+        out.push_str(&yaml);
+        out.push_str("---\n");
+        if !self.has_frontmatter && !body.starts_with('\n') && !body.starts_with("\r\n") {
+            out.push('\n');
+        }
+        out.push_str(body);
+        out
+    }
 }
 
 /// Git blob id (SHA-1 of `blob <len>\0<bytes>`), lowercase hex.
@@ -303,6 +324,28 @@ mod tests {
         assert_eq!(p.frontmatter_text(), "");
         let p = parse_page("sources/s.md", b"").unwrap();
         assert_eq!(p.title, "s");
+    }
+
+    #[test]
+    fn render_with_keeps_body_bytes() {
+        let p = parse_page(
+            "entities/a.md",
+            b"---\r\nid: a\r\ntitle: A\r\n---\r\n# A\r\n\r\nno final newline",
+        )
+        .unwrap();
+        let mut fm = p.frontmatter.clone();
+        fm.insert("status".into(), "review".into());
+        let out = p.render_with(&fm, p.body());
+        assert_eq!(
+            out,
+            "---\nid: a\ntitle: A\nstatus: review\n---\n# A\r\n\r\nno final newline"
+        );
+        let p = parse_page("entities/b.md", b"# B\n\ntext\n").unwrap();
+        let mut fm = Mapping::new();
+        fm.insert("id".into(), "b".into());
+        assert_eq!(p.render_with(&fm, p.body()), "---\nid: b\n---\n\n# B\n\ntext\n");
+        let p = parse_page("entities/c.md", b"\n# C\n").unwrap();
+        assert_eq!(p.render_with(&fm, p.body()), "---\nid: b\n---\n\n# C\n");
     }
 
     #[test]
