@@ -208,6 +208,15 @@ impl Store {
                 Some(rev) => Some(read::resolve(&repo, rev)?),
                 None => read::head_tip(&repo)?,
             };
+            if let Some(expected) = req.expected_parent
+                && start != Some(expected)
+            {
+                return Err(Error::Conflict {
+                    branch: target.ref_name.clone(),
+                    expected: Some(expected),
+                    actual: start,
+                });
+            }
             if let Some(start) = start {
                 let from = req.create_from.as_deref().unwrap_or("HEAD");
                 self.cas_update(

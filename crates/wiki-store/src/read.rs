@@ -121,8 +121,16 @@ pub(crate) fn resolve(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
     let base_id = resolve_base(repo, base, rev)?;
     let mut id = peel_to_commit(repo, base_id, rev)?;
     while !suffix.is_empty() {
-        let op = suffix.as_bytes()[0];
-        suffix = &suffix[1..];
+        let mut chars = suffix.chars();
+        let op = match chars.next() {
+            Some(c @ ('~' | '^')) => c,
+            _ => {
+                return Err(Error::RevNotFound {
+                    rev: rev.to_string(),
+                });
+            }
+        };
+        suffix = chars.as_str();
         let digits_end = suffix
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(suffix.len());
@@ -142,7 +150,7 @@ pub(crate) fn resolve(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
             Ok(commit.parent_ids().map(|p| p.detach()).collect())
         };
         match op {
-            b'~' => {
+            '~' => {
                 for _ in 0..n {
                     id = *parents(id)?.first().ok_or_else(|| Error::RevNotFound {
                         rev: rev.to_string(),

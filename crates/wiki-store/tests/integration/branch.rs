@@ -85,6 +85,12 @@ fn branch_created_from_a_given_revision() {
     assert_eq!(out.commit, None);
     assert_eq!(f.rev("noop"), f.rev("main"));
 
+    // A stale expectation does not even create the branch.
+    let mut r = on_branch("never", &changes, "x");
+    r.expected_parent = Some(store.resolve(&first).expect("r"));
+    assert!(store.commit(&r).expect_err("conflict").is_conflict());
+    assert_eq!(store.branch_tip("never").expect("tip"), None);
+
     // Invalid branch names are rejected.
     assert!(matches!(
         store.commit(&on_branch("bad..name", &changes, "x")),

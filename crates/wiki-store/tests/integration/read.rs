@@ -65,6 +65,19 @@ fn read_file_at_refs_commits_and_branches() {
     assert_eq!(store.resolve("HEAD").expect("r").to_string(), ids[4]);
     assert_eq!(store.resolve("HEAD^").expect("r").to_string(), ids[3]);
     assert_eq!(store.resolve(&ids[2][..7]).expect("r").to_string(), ids[2]);
+    for bad in [
+        "HEAD~1é",
+        "HEAD^{tree}",
+        "~1",
+        "HEAD~99",
+        "main@{1}",
+        "",
+        "zzzz",
+    ] {
+        assert!(store.resolve(bad).is_err(), "{bad}");
+    }
+    assert_eq!(store.resolve("HEAD^0").expect("r").to_string(), ids[4]);
+    assert_eq!(store.resolve("HEAD~2^").expect("r").to_string(), ids[1]);
     assert_eq!(
         store
             .branch_tip("other")
