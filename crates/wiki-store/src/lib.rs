@@ -310,7 +310,8 @@ impl Store {
     /// sub-folder of it). Fails with [`Error::NotARepository`] when there is none.
     ///
     /// If a crash journal is present and the vault lock is free, the interrupted commit is rolled
-    /// forward first (see the crate documentation).
+    /// forward first (see the crate documentation); a failure to do so does not fail `open` (the
+    /// next commit retries and reports it).
     pub fn open(vault_dir: &Path) -> Result<Store> {
         Self::open_with(vault_dir, EnvSource::Process)
     }
@@ -386,6 +387,12 @@ impl Store {
                     path: rel.to_string_lossy().into_owned(),
                     reason: "vault prefix is not valid UTF-8",
                 })?;
+            if s.eq_ignore_ascii_case(".git") {
+                return Err(Error::InvalidPath {
+                    path: rel.to_string_lossy().into_owned(),
+                    reason: "a vault cannot live inside a .git directory",
+                });
+            }
             prefix.push_str(s);
             prefix.push('/');
         }
@@ -397,7 +404,9 @@ impl Store {
             env,
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
         };
-        store.recover_on_open()?;
+        // Best effort: a failure here (e.g. a malformed journal) must not prevent reading; the
+        // next commit runs the same roll-forward and reports the error.
+        let _ = store.recover_on_open();
         Ok(store)
     }
 

@@ -84,3 +84,21 @@ fn stale_journal_without_ref_update_is_discarded() {
     assert_eq!(f.read("a.md").as_deref(), Some("a1\n"));
     assert_eq!(f.status(), "");
 }
+
+#[test]
+fn malformed_journal_blocks_commits_but_not_reads() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n")]);
+    std::fs::create_dir_all(f.path(".openclaw-wiki/locks")).expect("mkdir");
+    std::fs::write(f.path(".openclaw-wiki/locks/pending.json"), "{ not json").expect("w");
+    let store = f.store();
+    assert_eq!(
+        store.read_file("HEAD", "a.md").expect("read"),
+        Some(b"a1\n".to_vec())
+    );
+    let changes = [w("b.md", "b\n")];
+    match store.commit(&req(&changes, "blocked")) {
+        Err(wiki_store::Error::Journal { path, .. }) => assert!(path.ends_with("pending.json")),
+        other => panic!("expected journal error, got {other:?}"),
+    }
+    assert_eq!(f.count("HEAD"), 1);
+}

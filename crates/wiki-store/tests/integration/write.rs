@@ -99,6 +99,11 @@ fn open_fails_outside_a_repository() {
         matches!(err, wiki_store::Error::NotARepository { .. }),
         "{err}"
     );
+    let r = Fixture::repo();
+    assert!(
+        Store::open(&r.path(".git/refs")).is_err(),
+        "no vault inside .git"
+    );
 }
 
 #[test]
