@@ -146,3 +146,15 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     out.flush()?;
     Ok(if failed > 0 { exit::FOUND } else { exit::OK })
 }
+
+/// The command line of the `wiki-parse` binary (also used to generate its man page).
+#[derive(Debug, clap::Parser)]
+#[command(name = "wiki-parse", version, about = "Parse vault pages into JSON Lines records", long_about = None)]
+pub struct Cli {
+    /// Shared flags.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Command arguments.
+    #[command(flatten)]
+    pub args: Args,
+}

@@ -10,12 +10,59 @@ use crate::model::Claim;
 use crate::page::PageInfo;
 use crate::time::{self, Freshness};
 
-/// An approximation of JavaScript's `localeCompare` (ICU root collation) that is deterministic
-/// and locale-independent: compare case-folded text first, then the original text.
+/// An approximation of JavaScript's `localeCompare` (ICU root collation, the default of the
+/// original plugin's runtime) that is deterministic and locale-independent.
+///
+/// Strings are compared in two passes, like ICU's primary and tertiary levels:
+///
+/// 1. **primary**: characters compared by [`primary_weight`]: ASCII in CLDR root order
+///    (control whitespace, space, punctuation `_-,;:!?.'"()[]{}@*/\&#%`, symbols `` `^+<=>|~$``,
+///    digits, then letters with upper and lower case equal), every other character after ASCII,
+///    by its lowercase code point (so CJK titles sort after Latin ones, as in ICU); a string that
+///    is a prefix of the other sorts first;
+/// 2. **tertiary**: at the first position where the strings differ only in case, lowercase sorts
+///    first (`alpha` < `Alpha`).
+///
+/// Known differences from ICU: accented Latin letters sort after `z` instead of next to their
+/// base letter, and non-Latin scripts are ordered by code point. Identical strings compare
+/// `Equal`, so stable sorts keep input order for ties, as JavaScript's `toSorted` does.
 pub fn locale_cmp(a: &str, b: &str) -> Ordering {
-    let fa = a.chars().flat_map(char::to_lowercase);
-    let fb = b.chars().flat_map(char::to_lowercase);
-    fa.cmp(fb).then_with(|| b.cmp(a))
+    let fa = a.chars().flat_map(char::to_lowercase).map(primary_weight);
+    let fb = b.chars().flat_map(char::to_lowercase).map(primary_weight);
+    fa.cmp(fb).then_with(|| {
+        // Tertiary: lowercase before uppercase at the first case difference.
+        for (x, y) in a.chars().zip(b.chars()) {
+            if x != y {
+                return match (x.is_lowercase(), y.is_lowercase()) {
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                    _ => x.cmp(&y),
+                };
+            }
+        }
+        a.len().cmp(&b.len())
+    })
+}
+
+/// CLDR root order of the printable ASCII characters other than letters and digits.
+const ASCII_ORDER: &[u8] = b" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
+
+/// The primary collation weight of a (lowercased) character used by [`locale_cmp`].
+pub fn primary_weight(c: char) -> u32 {
+    match c {
+        '\t' => 0,
+        '\n' => 1,
+        '\u{b}' => 2,
+        '\u{c}' => 3,
+        '\r' => 4,
+        'a'..='z' => 100 + (c as u32 - 'a' as u32),
+        c if c.is_ascii() => match ASCII_ORDER.iter().position(|&b| b as char == c) {
+            Some(i) => 10 + i as u32,
+            // Other control characters: before everything else.
+            None => c as u32 & 0x1f,
+        },
+        c => 0x200 + c as u32,
+    }
 }
 
 /// Claim order (reference §4.3): confidence descending (missing = −1), then freshness rank
@@ -87,26 +134,27 @@ pub struct ContradictionCluster {
     pub label: String,
     /// Kind.
     pub kind: ClusterKind,
-    /// Members in page order.
+    /// Members sorted by page path ([`locale_cmp`]; stable, so one page's entries keep their
+    /// order).
     pub entries: Vec<ClusterEntry>,
     /// Sorted unique page paths.
     pub paths: Vec<String>,
 }
 
-/// Normalise a contradiction note: lowercase, runs of characters that are not letters, numbers
-/// or marks become one space, trimmed.
+/// Normalise a contradiction note like the original plugin: trimmed and lowercased, then every
+/// run of characters that are not letters, numbers or marks becomes one space. The result is
+/// not trimmed again, so `Alpha's DB: Postgres vs MySQL?` (key ending in a space) and
+/// `alpha's db -- postgres vs MySQL` stay in different clusters, as they do upstream.
 pub fn note_key(note: &str) -> String {
     let mut out = String::with_capacity(note.len());
-    let mut pending_space = false;
-    for c in note.chars().flat_map(char::to_lowercase) {
+    let mut in_gap = false;
+    for c in note.trim().chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() || is_mark(c) {
-            if pending_space && !out.is_empty() {
-                out.push(' ');
-            }
-            pending_space = false;
+            in_gap = false;
             out.push(c);
-        } else {
-            pending_space = true;
+        } else if !in_gap {
+            in_gap = true;
+            out.push(' ');
         }
     }
     out
@@ -128,8 +176,9 @@ fn text_key(text: &str) -> String {
 }
 
 /// Contradiction clusters over `pages` (give them in title order): one page-note cluster per
-/// distinct note key, and one claim-id cluster per explicit claim id that occurs at least twice
-/// with differing normalised text or status. Sorted by label.
+/// distinct note key (labelled with the first note in page order), and one claim-id cluster per
+/// explicit claim id that occurs at least twice with differing normalised text or status. Sorted
+/// by label; the entries of each cluster are sorted by page path.
 pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> {
     let mut clusters: Vec<ContradictionCluster> = Vec::new();
     let mut note_index: HashMap<String, usize> = HashMap::new();
@@ -196,6 +245,8 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
         }
     }
     for c in &mut clusters {
+        c.entries
+            .sort_by(|x, y| locale_cmp(&pages[x.page].path, &pages[y.page].path));
         let mut paths: Vec<String> = c
             .entries
             .iter()
@@ -218,7 +269,15 @@ mod tests {
     fn note_keys() {
         assert_eq!(
             note_key("  Conflicts with: source.BETA!! "),
-            "conflicts with source beta"
+            "conflicts with source beta "
+        );
+        assert_eq!(
+            note_key("alpha's db -- postgres vs MySQL"),
+            "alpha s db postgres vs mysql"
+        );
+        assert_eq!(
+            note_key("Alpha's DB: Postgres vs MySQL?"),
+            "alpha s db postgres vs mysql "
         );
         assert_ne!(note_key("किताब"), note_key("कीताब"));
     }
@@ -251,5 +310,55 @@ mod tests {
         let mut v = vec!["beta", "Alpha", "alpha", "Gamma"];
         v.sort_by(|a, b| locale_cmp(a, b));
         assert_eq!(v, vec!["alpha", "Alpha", "beta", "Gamma"]);
+        // Orders produced by node's `localeCompare` (ICU root).
+        let mut v = vec![
+            "ab",
+            "a-b",
+            "a_b",
+            "a b",
+            "a.b",
+            "A-b",
+            "aB",
+            "Ab",
+            "ab2",
+            "af",
+            "a\u{4e00}",
+            "e",
+            "z",
+            "Z",
+            "a",
+        ];
+        v.sort_by(|a, b| locale_cmp(a, b));
+        assert_eq!(
+            v,
+            vec![
+                "a",
+                "a b",
+                "a_b",
+                "a-b",
+                "A-b",
+                "a.b",
+                "ab",
+                "aB",
+                "Ab",
+                "ab2",
+                "af",
+                "a\u{4e00}",
+                "e",
+                "z",
+                "Z"
+            ]
+        );
+        let mut ascii: Vec<String> = (32u8..127).map(|b| (b as char).to_string()).collect();
+        ascii.sort_by(|a, b| locale_cmp(a, b));
+        assert_eq!(
+            ascii.concat(),
+            " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ"
+        );
+        assert_eq!(
+            locale_cmp("claim.a.db\"", "claim.a.db.x\""),
+            Ordering::Greater
+        );
+        assert_eq!(locale_cmp("x", "x"), Ordering::Equal);
     }
 }

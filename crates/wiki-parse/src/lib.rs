@@ -37,3 +37,13 @@ pub use links::{Link, LinkKind, LinkTargets};
 pub use model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
 pub use page::{Page, PageError, PageInfo, parse_page};
 pub use vault::{PageKind, VaultError, VaultPages, read_vault};
+
+/// Built-in `wiki` subcommands contributed by this crate.
+pub fn commands() -> Vec<wiki_cli::Subcommand> {
+    vec![wiki_cli::subcommand!(
+        "parse",
+        "Parse vault pages into JSON Lines records",
+        cmd::Args,
+        cmd::run
+    )]
+}

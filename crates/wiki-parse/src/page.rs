@@ -343,7 +343,10 @@ mod tests {
         let p = parse_page("entities/b.md", b"# B\n\ntext\n").unwrap();
         let mut fm = Mapping::new();
         fm.insert("id".into(), "b".into());
-        assert_eq!(p.render_with(&fm, p.body()), "---\nid: b\n---\n\n# B\n\ntext\n");
+        assert_eq!(
+            p.render_with(&fm, p.body()),
+            "---\nid: b\n---\n\n# B\n\ntext\n"
+        );
         let p = parse_page("entities/c.md", b"\n# C\n").unwrap();
         assert_eq!(p.render_with(&fm, p.body()), "---\nid: b\n---\n\n# C\n");
     }

@@ -1,1 +1,274 @@
-//! wiki-search (skeleton)
+//! # wiki-search — search and get
+//!
+//! `wiki search <query>` / `wiki-search <query>`, `wiki get <lookup>` and `wiki index`, compatible
+//! with the original plugin's interface (reference §7, §8) but with a real retrieval core: an
+//! incremental, blob-keyed index sidecar and BM25F ranking with the plugin's structural signals on
+//! top. No query scans every page.
+//!
+//! ## Modules
+//! * [`tokenize`] — Unicode folding, identifiers whole and by parts, CJK bigrams, light stemming;
+//! * [`doc`] — what is indexed per field and stored per page or memory chunk;
+//! * [`segment`], [`store`] — the index sidecar (format, incremental refresh, concurrency);
+//! * [`sources`] — work tree, agent branch (git, no checkout), memory workspace;
+//! * [`rank`] — BM25F + structural signals; [`reference`] — the original §7.4 scoring
+//!   (`--ranking reference`), kept as a baseline;
+//! * [`memory`] — the memory corpus: chunks, decay, importance, MMR;
+//! * [`get`] — `wiki get`;
+//! * [`cmd`] — the `search`, `get` and `index` commands.
+//!
+//! ## Ranking (default, `--ranking bm25f`)
+//!
+//! **Retrieval.** The query is tokenised like the pages ([`tokenize`]). Each page is indexed in
+//! seven fields *f* with weights *w_f* and length normalisation *b_f* ([`rank::WEIGHTS`],
+//! [`rank::B`]): title (3.0, 0.5), ids — page id, canonical ids, aliases, handles, e-mails,
+//! socials — (3.0, 0.5), path (1.0, 0.5), claims — texts and ids — (2.0, 0.6), routing fields
+//! (1.5, 0.5), other metadata (1.0, 0.6) and body (1.0, 0.75). For every query term *t* and page
+//! *d*:
+//!
+//! ```text
+//! tf̃(t,d)  = Σ_f w_f · tf_f(t,d) / (1 − b_f + b_f · len_f(d) / avglen_f)
+//! idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))          (N, df over live pages)
+//! bm25f(d) = Σ_t idf(t) · tf̃(t,d) / (k1 + tf̃(t,d)),  k1 = 1.2
+//! ```
+//!
+//! *Coverage units* are the query's words and CJK terms that are not stop words (whole
+//! identifiers such as `claim.alpha.db` add score but are not units). A page is a hit when it
+//! contains at least half of the units (rounded up), so a page holding most of the query's words
+//! still ranks when one is missing. Its relevance is
+//! `rel(d) = bm25f(d) · (0.5 + 0.5 · cov(d))`, where `cov` is the idf-weighted fraction of units
+//! it contains, and `R(d) = 100 · rel(d) / max rel` (the best page has 100).
+//!
+//! **Structural signals** are then computed for the best `max(50, 5 × maxResults)` pages
+//! (pre-sorted by relevance × a mode prior of 1.5 for person pages in `find-person` /
+//! `route-question`, source pages in `source-evidence`, pages with claims in `raw-claim`, and 0.5
+//! for reports) from their stored metadata. In points, like the reference (§7.4):
+//!
+//! * phrase: folded title equal to the folded query +30, containing it +15; page id, canonical id
+//!   or an alias equal to it +20, containing it +10; body containing a multi-term query as a phrase
+//!   +10 (+1 per further occurrence, at most +5);
+//! * claims: a claim *matches* when its text and id contain at least half of the units (or the
+//!   phrase); its score is `20 · coverage + round(10 · confidence) + freshness (fresh +8, aging +4,
+//!   stale −2, unknown −4) + status (supported +4, contested/contradicted/refuted/superseded −6)`.
+//!   The best matching claim's score is added, plus `min(6, 2 · (matching claims − 1))`; that
+//!   claim drives the snippet and the `matchedClaim*` / `evidence*` fields;
+//! * modes: `find-person` +24 for person-like pages (else −4) and +24 when an identity field
+//!   (canonical ids, aliases, handles, e-mails, socials) contains the phrase or all units;
+//!   `route-question` +14 for person-like pages, `32 × coverage` of the routing fields, and
+//!   `min(8, 2 × relationships)`; `source-evidence` +22 for source pages and +30 when the source
+//!   path, source ids or claim evidence contain the phrase or all units; `raw-claim`
+//!   `42 × coverage` of the best matching claim.
+//!
+//! `score(d) = (R(d) + points(d)) · (0.5 if d is a report page else 1)`, rounded to two decimals;
+//! ties are broken by title, then path. Report pages (dashboards) repeat the content of other
+//! pages, so they rank below content pages with the same evidence.
+//!
+//! Snippet: the best matching claim's text; else the first body line containing the phrase or
+//! all units; else the body line with the most units; else the first body line with text
+//! (frontmatter, the Related block and marker lines excluded); at most 700 characters.
+//!
+//! ## Reference ranking (`--ranking reference`)
+//! The original §7.4 integer scoring, exactly, with its substring gates and boosts; it reads
+//! every stored page (see [`reference`]). It exists to measure the new ranking against.
+//!
+//! ## Corpora
+//! `--corpus wiki` (default), `memory` or `all` ([`memory`] describes the memory ranking). With
+//! `all` and hits in both, the top `ceil(max/2)` of each are taken first, the rest is filled from
+//! the leftovers by score, and the selection is sorted by score (§7.6).
+
+pub mod cmd;
+pub mod codec;
+pub mod doc;
+pub mod get;
+pub mod memory;
+pub mod rank;
+pub mod reference;
+pub mod segment;
+pub mod sources;
+pub mod store;
+pub mod tokenize;
+
+use std::path::{Path, PathBuf};
+
+pub use rank::{Hit, Mode, Query, Ranking};
+pub use store::{Index, RefreshReport};
+
+/// Errors of the search library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// File-system failure.
+    #[error("{}: {1}", .0.display())]
+    Io(PathBuf, std::io::Error),
+    /// The vault cannot be read.
+    #[error("{0}")]
+    Vault(wiki_parse::VaultError),
+    /// Git failure (agent branches).
+    #[error("{0}")]
+    Git(String),
+    /// The index is corrupt (detected while querying).
+    #[error("{}: corrupt index: {1}", .0.display())]
+    Corrupt(PathBuf, String),
+    /// The index kept changing under us.
+    #[error("{}: index is being rewritten by other processes; try again", .0.display())]
+    Busy(PathBuf),
+}
+
+/// Which corpora to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Corpus {
+    /// Wiki pages only.
+    #[default]
+    Wiki,
+    /// Memory files only.
+    Memory,
+    /// Both, balanced.
+    All,
+}
+
+/// Where the wiki pages are read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum View {
+    /// The vault's work tree.
+    WorkTree,
+    /// Branch `agents/<id>`, read from git.
+    Agent(String),
+}
+
+/// The index root of a vault: `<vault>/.openclaw-wiki/index`.
+pub fn index_root(vault: &Path) -> PathBuf {
+    vault.join(wiki_cli::VAULT_MARKER_DIR).join("index")
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect()
+}
+
+/// The index directory of a view.
+pub fn wiki_index_dir(vault: &Path, view: &View) -> PathBuf {
+    match view {
+        View::WorkTree => index_root(vault).join("wiki-worktree"),
+        View::Agent(id) => index_root(vault).join(format!(
+            "wiki-agent-{}-{:08x}",
+            sanitize(id),
+            codec::checksum(id.as_bytes()) as u32
+        )),
+    }
+}
+
+/// The index directory of a memory workspace (inside the vault's index root).
+pub fn memory_index_dir(vault: &Path, memory_dir: &Path) -> PathBuf {
+    let abs = std::fs::canonicalize(memory_dir).unwrap_or_else(|_| memory_dir.to_path_buf());
+    let key = codec::checksum(abs.to_string_lossy().as_bytes());
+    index_root(vault).join(format!("memory-{key:016x}"))
+}
+
+/// The view for `agent`: the work tree when no agent is given or when `agents/<id>` is the
+/// checked-out branch, else the branch read from git.
+pub fn resolve_view(vault: &Path, agent: Option<&str>) -> Result<View, Error> {
+    let Some(id) = agent else {
+        return Ok(View::WorkTree);
+    };
+    let store = wiki_store::Store::open(vault).map_err(|e| Error::Git(e.to_string()))?;
+    let branch = format!("agents/{id}");
+    if store
+        .current_branch()
+        .map_err(|e| Error::Git(e.to_string()))?
+        .is_some_and(|b| b == branch || b == format!("refs/heads/{branch}"))
+    {
+        return Ok(View::WorkTree);
+    }
+    if store
+        .branch_tip(&branch)
+        .map_err(|e| Error::Git(e.to_string()))?
+        .is_none()
+    {
+        return Err(Error::Git(format!("branch {branch} does not exist")));
+    }
+    Ok(View::Agent(id.to_string()))
+}
+
+/// Open (refresh) the wiki index of a view.
+pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Index, Error> {
+    let dir = wiki_index_dir(vault, view);
+    match view {
+        View::WorkTree => store::open(
+            &dir,
+            &sources::WorkTree {
+                vault: vault.to_path_buf(),
+            },
+            opts,
+        ),
+        View::Agent(id) => store::open(
+            &dir,
+            &sources::GitTree {
+                vault: vault.to_path_buf(),
+                rev: format!("refs/heads/agents/{id}"),
+            },
+            opts,
+        ),
+    }
+}
+
+/// Open (refresh) the memory index of a workspace.
+pub fn open_memory(vault: &Path, memory_dir: &Path, opts: &store::Options) -> Result<Index, Error> {
+    store::open(
+        &memory_index_dir(vault, memory_dir),
+        &sources::MemoryDir {
+            dir: memory_dir.to_path_buf(),
+        },
+        opts,
+    )
+}
+
+/// Merge wiki and memory hits (§7.6): balanced when both are present with `all`.
+pub fn merge(wiki: Vec<Hit>, memory: Vec<Hit>, corpus: Corpus, max: usize) -> Vec<Hit> {
+    let mut wiki = wiki;
+    let mut memory = memory;
+    rank::sort_hits(&mut wiki);
+    rank::sort_hits(&mut memory);
+    if corpus == Corpus::All && !wiki.is_empty() && !memory.is_empty() {
+        let half = max.div_ceil(2);
+        let mut selected: Vec<Hit> = Vec::new();
+        let wiki_rest = wiki.split_off(half.min(wiki.len()));
+        let memory_rest = memory.split_off(half.min(memory.len()));
+        selected.extend(wiki);
+        selected.extend(memory);
+        let mut rest: Vec<Hit> = wiki_rest.into_iter().chain(memory_rest).collect();
+        rank::sort_hits(&mut rest);
+        let room = max.saturating_sub(selected.len());
+        selected.extend(rest.into_iter().take(room));
+        rank::sort_hits(&mut selected);
+        selected.truncate(max);
+        selected
+    } else {
+        let mut all: Vec<Hit> = wiki.into_iter().chain(memory).collect();
+        rank::sort_hits(&mut all);
+        all.truncate(max);
+        all
+    }
+}
+
+/// Built-in `wiki` subcommands contributed by this crate: `search`, `get`, `index`.
+pub fn commands() -> Vec<wiki_cli::Subcommand> {
+    vec![
+        wiki_cli::subcommand!(
+            "search",
+            "Search the wiki (and memory) with ranked results",
+            cmd::search::Args,
+            cmd::search::run
+        ),
+        wiki_cli::subcommand!(
+            "get",
+            "Read a page (or memory file) by claim id, path, basename or id",
+            cmd::get::Args,
+            cmd::get::run
+        ),
+        wiki_cli::subcommand!(
+            "index",
+            "Refresh (or rebuild) the search index sidecar",
+            cmd::index::Args,
+            cmd::index::run
+        ),
+    ]
+}

@@ -1,1 +1,47 @@
-//! wiki (skeleton)
+//! # wiki — the dispatcher
+//!
+//! `wiki <command> [args]`, git-style: the built-in commands contributed by the library crates
+//! (`parse`, `compile`, `lint`, `search`, `get`, `apply`, …) plus any executable `wiki-<name>` on
+//! `PATH`, so users can add their own. Global options (`--vault`, `--agent`, `--format`/`--json`,
+//! `--now`) are defined once in [`wiki_cli::GlobalArgs`]; for external commands they are passed
+//! on as environment variables (`WIKI_VAULT`, `WIKI_AGENT`, `WIKI_NOW`, `WIKI_FORMAT`).
+
+pub mod init;
+pub mod man;
+
+use wiki_cli::Subcommand;
+
+/// Every built-in subcommand, in help order.
+pub fn builtin() -> Vec<Subcommand> {
+    let mut all = vec![wiki_cli::subcommand!(
+        "init",
+        "Create the vault layout and commit it (idempotent)",
+        init::Args,
+        init::run
+    )];
+    all.extend(wiki_parse::commands());
+    all.extend(wiki_digest::commands());
+    all.extend(wiki_lint::commands());
+    all.extend(wiki_search::commands());
+    all.extend(wiki_apply::commands());
+    all
+}
+
+/// The full clap command tree of `wiki` (used for parsing, `--help` and man pages).
+pub fn cli() -> clap::Command {
+    let mut cmd = <wiki_cli::GlobalArgs as clap::Args>::augment_args(clap::Command::new("wiki"))
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Git-native toolchain for an agent's knowledge vault")
+        .long_about(
+            "Git-native toolchain for an agent's knowledge vault.\n\n\
+             Built-in commands are listed below; any executable `wiki-<name>` on PATH is also \
+             available as `wiki <name>`.",
+        )
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .allow_external_subcommands(true);
+    for sub in builtin() {
+        cmd = cmd.subcommand((sub.command)());
+    }
+    cmd
+}

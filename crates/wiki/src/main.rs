@@ -1,4 +1,90 @@
-fn main() -> std::process::ExitCode {
-    eprintln!("not implemented yet");
-    std::process::ExitCode::from(2)
+//! `wiki`: the dispatcher (see the crate docs).
+
+use std::process::ExitCode;
+
+use clap::FromArgMatches;
+use wiki_cli::{CliError, GlobalArgs, exit};
+
+fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                candidate
+                    .metadata()
+                    .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                    .unwrap_or(false)
+            }
+            #[cfg(not(unix))]
+            {
+                candidate.is_file()
+            }
+        })
+}
+
+fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Result<u8, CliError> {
+    let program = format!("wiki-{name}");
+    let Some(path) = find_on_path(&program) else {
+        return Err(CliError::Usage(format!(
+            "'{name}' is not a wiki command (no built-in and no `{program}` on PATH). See 'wiki --help'."
+        )));
+    };
+    let rest: Vec<std::ffi::OsString> = args
+        .get_many::<std::ffi::OsString>("")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    let mut cmd = std::process::Command::new(&path);
+    cmd.args(&rest);
+    if let Some(v) = &global.vault {
+        cmd.env("WIKI_VAULT", v);
+    }
+    if let Some(a) = &global.agent {
+        cmd.env("WIKI_AGENT", a);
+    }
+    if let Some(n) = &global.now {
+        cmd.env("WIKI_NOW", n);
+    }
+    if global.json || global.format.is_some() {
+        cmd.env(
+            "WIKI_FORMAT",
+            wiki_cli::format_name(global.format_or(wiki_cli::Format::Json)),
+        );
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| CliError::Runtime(format!("cannot run {}: {e}", path.display())))?;
+    Ok(status
+        .code()
+        .and_then(|c| u8::try_from(c).ok())
+        .unwrap_or(exit::ERROR))
+}
+
+fn main() -> ExitCode {
+    let matches = match wiki::cli().try_get_matches() {
+        Ok(m) => m,
+        Err(err) => {
+            let code = match err.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                _ => exit::ERROR,
+            };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    wiki_cli::main_wrapper("wiki", || {
+        let global =
+            GlobalArgs::from_arg_matches(&matches).map_err(|e| CliError::Usage(e.to_string()))?;
+        let Some((name, sub)) = matches.subcommand() else {
+            return Err(CliError::Usage("missing command; see 'wiki --help'".into()));
+        };
+        match wiki::builtin().into_iter().find(|c| c.name == name) {
+            Some(cmd) => (cmd.run)(&global, sub),
+            None => run_external(&global, name, sub),
+        }
+    })
 }
