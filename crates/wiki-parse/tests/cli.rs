@@ -144,3 +144,57 @@ fn symlinks_are_not_followed() {
     );
     assert!(!run.stdout.contains("\"secret\""));
 }
+
+#[test]
+fn records_match_the_published_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/page-record.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let page_props = schema["$defs"]["page"]["properties"].as_object().unwrap();
+    let required = schema["$defs"]["page"]["required"].as_array().unwrap();
+    let v = Vault::with_git();
+    v.write(
+        "entities/full.md",
+        page(
+            &[
+                "id: entity.full", "pageType: entity", "entityType: person", "canonicalId: person.full",
+                "status: active", "privacyTier: private", "sourceType: local-file", "provenanceMode: x",
+                "sourcePath: /a", "bridgeRelativePath: b", "bridgeWorkspaceDir: c",
+                "unsafeLocalConfiguredPath: d", "unsafeLocalRelativePath: e", "lastRefreshedAt: 2026-01-01",
+                "updatedAt: 2026-01-01", "aliases: [a]", "sourceIds: [s]", "contradictions: [c]",
+                "questions: [q]", "bestUsedFor: [b]", "notEnoughFor: [n]", "confidence: 0.5",
+                "personCard: {handles: ['@x'], lane: l, canonicalId: p, timezone: UTC, confidence: 1, privacyTier: t, lastRefreshedAt: z, socials: [s], emails: [e], askFor: [a], avoidAskingFor: [v], bestUsedFor: [b], notEnoughFor: [n]}",
+                "relationships: [{targetId: t, targetPath: p, targetTitle: T, kind: k, weight: 1, confidence: 1, evidenceKind: e, privacyTier: p, note: n, updatedAt: u}]",
+                "claims: [{id: c, text: t, status: s, confidence: 1, updatedAt: u, validFrom: f, validUntil: g, supersedes: o, supersededBy: n, evidence: [{kind: k, sourceId: s, path: p, lines: l, weight: 1, confidence: 1, privacyTier: t, note: n, updatedAt: u}]}]",
+            ],
+            "# Full\n[[x]] [y](y.md)\n",
+        ),
+    );
+    let run = v.run("wiki-parse", &["--vault", ".", "--frontmatter", "--body"]);
+    run.expect_code(0);
+    let rec = &run.jsonl()[0];
+    for (key, value) in rec.as_object().unwrap() {
+        assert!(page_props.contains_key(key), "record key {key} missing from the schema");
+        let def = &page_props[key];
+        if key == "claims" {
+            let claim_props = schema["$defs"]["claim"]["properties"].as_object().unwrap();
+            for k in value[0].as_object().unwrap().keys() {
+                assert!(claim_props.contains_key(k), "claim key {k} missing from the schema");
+            }
+            let ev_props = schema["$defs"]["evidence"]["properties"].as_object().unwrap();
+            for k in value[0]["evidence"][0].as_object().unwrap().keys() {
+                assert!(ev_props.contains_key(k), "evidence key {k} missing");
+            }
+        }
+        let _ = def;
+    }
+    for r in required {
+        assert!(rec.get(r.as_str().unwrap()).is_some(), "required {r} missing from record");
+    }
+    let card_props = schema["$defs"]["personCard"]["properties"].as_object().unwrap();
+    for k in rec["personCard"].as_object().unwrap().keys() {
+        assert!(card_props.contains_key(k), "personCard key {k}");
+    }
+    assert_eq!(card_props.len(), rec["personCard"].as_object().unwrap().len());
+}

@@ -1,0 +1,27 @@
+//! The README's main command (`scripts/demo`) works on the committed example vault.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn demo_script_runs_on_the_example_vault() {
+    let wiki = wiki_testkit::bin("wiki");
+    let profile_dir = wiki.parent().unwrap();
+    let target = profile_dir.parent().unwrap();
+    let profile = profile_dir.file_name().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/demo"))
+        .env("CARGO_TARGET_DIR", target)
+        .env("WIKI_PROFILE", profile);
+    wiki_testkit::isolate(&mut cmd, home.path());
+    let run = wiki_testkit::output(cmd, None);
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("== wiki init\nInitialized wiki vault at "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("page  entities/alice-martin.md                 entity.alice-martin                claims=1 links=1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Initialize wiki vault\n"), "{}", run.stdout);
+}

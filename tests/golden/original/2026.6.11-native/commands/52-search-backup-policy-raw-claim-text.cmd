@@ -1,0 +1,1 @@
+openclaw wiki search backup\ policy --mode raw-claim

@@ -1,0 +1,1 @@
+openclaw wiki search who\ can\ help\ with\ postgres\ tuning --mode raw-claim --json

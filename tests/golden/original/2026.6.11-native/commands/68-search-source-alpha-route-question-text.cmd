@@ -1,0 +1,1 @@
+openclaw wiki search source.alpha --mode route-question

@@ -1,0 +1,1 @@
+openclaw wiki search source.alpha --mode source-evidence

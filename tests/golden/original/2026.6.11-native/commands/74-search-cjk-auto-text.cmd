@@ -1,0 +1,1 @@
+openclaw wiki search 大语言模型 --mode auto

@@ -1,0 +1,1 @@
+openclaw wiki search alpha --max-results 3 --json

@@ -1,0 +1,1 @@
+openclaw wiki get entities/alpha.md --json

@@ -1,0 +1,1 @@
+openclaw wiki search alpha --mode route-question --json
