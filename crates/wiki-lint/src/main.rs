@@ -1,4 +1,8 @@
+//! `wiki-lint`: lint vault pages (see `wiki_lint::cmd::check`).
+
 fn main() -> std::process::ExitCode {
-    eprintln!("not implemented yet");
-    std::process::ExitCode::from(2)
+    let cli: wiki_lint::cmd::check::Cli = wiki_cli::parse_args();
+    wiki_cli::main_wrapper("wiki-lint", || {
+        wiki_lint::cmd::check::run(&cli.global, &cli.args)
+    })
 }

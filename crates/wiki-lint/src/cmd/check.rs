@@ -1,0 +1,150 @@
+//! `wiki-lint`: the read-only lint plumbing.
+
+use std::collections::HashSet;
+
+use wiki_cli::{CliError, Format, GlobalArgs, exit};
+use wiki_parse::{PageError, PageInfo};
+
+use crate::check::{self, Options};
+use crate::diagnostic::{Counts, Deny, Diagnostic, Summary};
+use crate::{output, repo_prefix, staged};
+
+/// Lint wiki pages and print one JSON Lines record per finding, then a summary.
+///
+/// Runs the sixteen checks of the OpenClaw memory-wiki plugin (same codes, severities,
+/// categories and messages) plus `invalid-frontmatter` and `duplicate-claim-id`. Never writes
+/// anything: `wiki lint` is the command that also compiles and writes `reports/lint.md`.
+///
+/// Input: the vault's pages (default), `wiki-parse` records on stdin (`--stdin`), or the staged
+/// versions of the pages a commit changes (`--staged`, what the pre-commit hook runs).
+///
+/// Output (`--format`): `jsonl` (default) prints `{"type":"diagnostic","code","severity",
+/// "category","path","line","message"}` per finding and a final `{"type":"summary",...}`;
+/// `text` prints `path:line: severity: message [code]`; `github` prints GitHub Actions
+/// annotations (`::error file=...,line=...::message`) with repository-relative paths. Findings
+/// are sorted by path; within a page they keep the original plugin's order.
+///
+/// Exit status: 0 when no finding reaches the deny level, 1 when one does, 2 when lint could
+/// not run (unreadable vault, not a git repository with --staged, bad records or flags).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Read `wiki-parse` page and error records (JSON Lines) from stdin instead of reading the
+    /// vault: `wiki-parse | wiki-lint --stdin`.
+    #[arg(long, conflicts_with = "staged")]
+    pub stdin: bool,
+
+    /// Lint the staged versions (git index) of the pages that differ from HEAD, with cross-page
+    /// checks (duplicate ids, claim conflicts, broken links) against HEAD plus the staged
+    /// changes. Only findings about staged pages are reported (plus links broken by staged
+    /// deletions). The vault defaults to --vault, $WIKI_VAULT, the enclosing vault, else the
+    /// repository's top-level directory.
+    #[arg(long)]
+    pub staged: bool,
+
+    /// Exit 1 when a finding has at least this severity: `error` (default) or `warning`.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "error")]
+    pub deny: Deny,
+}
+
+/// The command line of the `wiki-lint` binary.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "wiki-lint",
+    version,
+    about = "Lint wiki vault pages (read-only); JSON Lines diagnostics, CI exit codes",
+    long_about = None
+)]
+pub struct Cli {
+    /// Shared flags.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Command arguments.
+    #[command(flatten)]
+    pub args: Args,
+}
+
+fn read_stdin() -> Result<(Vec<PageInfo>, Vec<PageError>), CliError> {
+    let stdin = std::io::stdin();
+    let set = wiki_parse::record::read_records(stdin.lock()).map_err(CliError::runtime)?;
+    Ok((set.pages, set.errors))
+}
+
+/// Run `wiki-lint`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format = global.format_among(
+        Format::Jsonl,
+        &[Format::Jsonl, Format::Text, Format::Github],
+    )?;
+    let now_ms = global.now()?.as_millisecond();
+    let (diagnostics, mode, pages, page_errors, prefix): (Vec<Diagnostic>, _, _, _, String) =
+        if args.staged {
+            let vault = crate::repo_vault(global)?;
+            let set = staged::load(&vault).map_err(CliError::runtime)?;
+            let mut d = check::lint(
+                &set.pages,
+                &set.errors,
+                &Options {
+                    now_ms,
+                    targets: Some(&set.targets),
+                    only: Some(&set.changed),
+                },
+            );
+            let others: HashSet<String> = set
+                .linking_to_deleted
+                .difference(&set.changed)
+                .cloned()
+                .collect();
+            if !others.is_empty() {
+                d.extend(check::newly_broken_links(
+                    &set.pages,
+                    &others,
+                    &set.head_targets,
+                    &set.targets,
+                ));
+                d.sort_by(|a, b| wiki_parse::health::locale_cmp(&a.path, &b.path));
+            }
+            (d, "staged", set.changed.len(), set.errors.len(), set.prefix)
+        } else {
+            let (pages, errors, mode, prefix) = if args.stdin {
+                let (p, e) = read_stdin()?;
+                let prefix = match &global.vault {
+                    Some(_) => repo_prefix(&global.vault_dir()?),
+                    None => String::new(),
+                };
+                (p, e, "stdin", prefix)
+            } else {
+                let vault = global.vault_dir()?;
+                let read = wiki_parse::read_vault(&vault).map_err(CliError::runtime)?;
+                let pages: Vec<PageInfo> = read.pages.into_iter().map(|p| p.info).collect();
+                let prefix = if format == Format::Github {
+                    repo_prefix(&vault)
+                } else {
+                    String::new()
+                };
+                (pages, read.errors, "vault", prefix)
+            };
+            let d = check::lint(
+                &pages,
+                &errors,
+                &Options {
+                    now_ms,
+                    ..Default::default()
+                },
+            );
+            (d, mode, pages.len() + errors.len(), errors.len(), prefix)
+        };
+    let counts = Counts::of(&diagnostics);
+    let failed = counts.fails(args.deny);
+    let summary = Summary {
+        kind: "summary",
+        mode,
+        pages,
+        page_errors,
+        errors: counts.errors,
+        warnings: counts.warnings,
+        deny: args.deny,
+        status: if failed { "failed" } else { "passed" },
+    };
+    output::print("wiki-lint", format, &diagnostics, &summary, &prefix)?;
+    Ok(if failed { exit::FOUND } else { exit::OK })
+}
