@@ -96,7 +96,7 @@ pub use store::{Index, RefreshReport};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// File-system failure.
-    #[error("{}: {1}", .0.display())]
+    #[error("{path}: {1}", path = .0.display())]
     Io(PathBuf, std::io::Error),
     /// The vault cannot be read.
     #[error("{0}")]
@@ -105,10 +105,10 @@ pub enum Error {
     #[error("{0}")]
     Git(String),
     /// The index is corrupt (detected while querying).
-    #[error("{}: corrupt index: {1}", .0.display())]
+    #[error("{path}: corrupt index: {1}", path = .0.display())]
     Corrupt(PathBuf, String),
     /// The index kept changing under us.
-    #[error("{}: index is being rewritten by other processes; try again", .0.display())]
+    #[error("{path}: index is being rewritten by other processes; try again", path = .0.display())]
     Busy(PathBuf),
 }
 
@@ -140,7 +140,13 @@ pub fn index_root(vault: &Path) -> PathBuf {
 
 fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 

@@ -1,0 +1,140 @@
+//! `wiki get`: read a page (or memory file) as a window of lines.
+
+use std::path::PathBuf;
+
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
+
+use crate::cmd::{Backend, cli_error, corpora, memory_dir, vault_view};
+use crate::get::{self, GetResult};
+use crate::store::Options;
+use crate::{Corpus, View};
+
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    <Backend as clap::ValueEnum>::from_str(s, false)
+        .map_err(|_| format!("Invalid backend: {s}. Expected one of: shared, local"))
+}
+
+fn at_least_one(s: &str) -> Result<usize, String> {
+    let n: i64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    Ok(n.max(1) as usize)
+}
+
+/// Read a wiki page by claim id (`claim.alpha.db` or `claim:claim.alpha.db`, after a compile),
+/// path (`sources/alpha.md`, `sources/alpha`), base name (`alpha`) or page id, as a window of
+/// its body lines (the blank line after the frontmatter is line 1).
+///
+/// Text output prints the content; `--json` prints `{corpus, path, title, kind, content,
+/// fromLine, lineCount, totalLines, truncated, …provenance}` or `null`. A lookup that matches
+/// nothing prints `Wiki page not found: <lookup>` and exits 1.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Claim id, path, base name or page id.
+    #[arg(value_name = "LOOKUP")]
+    pub lookup: String,
+
+    /// First line to return (1-based).
+    #[arg(long, value_name = "N", default_value = "1", value_parser = at_least_one)]
+    pub from: usize,
+
+    /// Number of lines to return.
+    #[arg(long, value_name = "N", default_value = "200", value_parser = at_least_one)]
+    pub lines: usize,
+
+    /// Corpus: the wiki, the memory workspace, or the wiki with a memory fallback.
+    #[arg(long, value_enum, default_value = "wiki")]
+    pub corpus: Corpus,
+
+    /// Backend: `local` never reads the memory corpus.
+    #[arg(long, default_value = "shared", value_parser = parse_backend)]
+    pub backend: Backend,
+
+    /// Memory workspace (default: $WIKI_MEMORY_DIR, else $OPENCLAW_STATE_DIR/workspace, else
+    /// ~/.openclaw/workspace).
+    #[arg(long, value_name = "DIR", env = "WIKI_MEMORY_DIR")]
+    pub memory: Option<PathBuf>,
+}
+
+fn read_page(
+    vault: &std::path::Path,
+    view: &View,
+    path: &str,
+) -> Result<Option<wiki_parse::Page>, CliError> {
+    let bytes = match view {
+        View::WorkTree => match std::fs::read(vault.join(path)) {
+            Ok(b) => b,
+            Err(_) => return Ok(None),
+        },
+        View::Agent(id) => {
+            let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
+            match store
+                .read_file(&format!("refs/heads/agents/{id}"), path)
+                .map_err(CliError::runtime)?
+            {
+                Some(b) => b,
+                None => return Ok(None),
+            }
+        }
+    };
+    wiki_parse::parse_page(path, &bytes)
+        .map(Some)
+        .map_err(|e| CliError::Runtime(e.to_string()))
+}
+
+fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliError> {
+    let (vault, view) = vault_view(global)?;
+    let key = get::lookup_key(&args.lookup);
+    // 1. Claim id (after a compile). The cache follows the work tree.
+    let mut target = get::claim_page(&vault, &args.lookup);
+    if target.is_none() {
+        let opts = Options {
+            rebuild: false,
+            program: "wiki".into(),
+        };
+        let index = crate::open_wiki(&vault, &view, &opts).map_err(cli_error)?;
+        let paths: Vec<String> = index
+            .manifest
+            .entries
+            .iter()
+            .filter(|e| e.ndocs > 0)
+            .map(|e| e.path.clone())
+            .collect();
+        let ids = index.ids().map_err(cli_error)?;
+        target = get::resolve_path(&key, &paths, &ids);
+    }
+    let Some(path) = target else {
+        return Ok(None);
+    };
+    Ok(read_page(&vault, &view, &path)?.map(|p| get::page_result(&p, args.from, args.lines)))
+}
+
+/// Run `wiki get`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format = global.format_among(Format::Text, &[Format::Text, Format::Json])?;
+    let (wiki, memory) = corpora(args.corpus, args.backend);
+    let mut found = if wiki { find_wiki(global, args)? } else { None };
+    if found.is_none() && memory {
+        let dir = memory_dir(args.memory.as_deref())?;
+        found = get::memory_result(&dir, &get::lookup_key(&args.lookup), args.from, args.lines);
+    }
+    let mut out = Output::new();
+    match (&found, format) {
+        (Some(r), Format::Json) => out.json(r)?,
+        (None, Format::Json) => out.line("null")?,
+        (Some(r), _) => {
+            out.text(&r.content)?;
+            if !r.content.ends_with('\n') {
+                out.text("\n")?;
+            }
+        }
+        (None, _) => out.line(&format!("Wiki page not found: {}", args.lookup))?,
+    }
+    out.flush()?;
+    Ok(if found.is_some() {
+        exit::OK
+    } else {
+        exit::FOUND
+    })
+}

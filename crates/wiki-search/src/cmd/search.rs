@@ -1,0 +1,254 @@
+//! `wiki search` (porcelain) and `wiki-search` (plumbing).
+//!
+//! Output formats:
+//! * text (default of `wiki search`): the reference §7.8 layout — per result
+//!   `<i>. <title> (<corpus>/<kind>)`, `Path:`, `Lines:` (memory), `Provenance:`, `Claim:`,
+//!   `Evidence:`, `Snippet:` lines, results separated by a blank line; `No wiki or memory
+//!   results.` when there is none;
+//! * `--json`: the array of results (reference §7.7 fields);
+//! * `--format jsonl` (default of `wiki-search`): one `{"type":"hit",...}` record per result,
+//!   the same fields after `type`.
+//!
+//! Exit status: 0 with results, 1 without, 2 on errors.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
+
+use crate::cmd::{Backend, cli_error, corpora, memory_dir, vault_view};
+use crate::rank::{Hit, Mode, Query, Ranking};
+use crate::store::Options;
+use crate::{Corpus, Index};
+
+const MODE_ERROR: &str = "wiki search --mode must be one of: auto, find-person, route-question, source-evidence, raw-claim.";
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    <Mode as clap::ValueEnum>::from_str(s, false).map_err(|_| MODE_ERROR.to_string())
+}
+
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    <Backend as clap::ValueEnum>::from_str(s, false)
+        .map_err(|_| format!("Invalid backend: {s}. Expected one of: shared, local"))
+}
+
+/// Search the wiki (and the memory corpus) for a natural-language query or identifier.
+///
+/// Pages are ranked with BM25F over weighted fields (title, ids and aliases, claims, routing
+/// fields, metadata, body) and then with the structural signals of the vault (claim status,
+/// confidence and freshness, mode boosts); see the `wiki-search` crate docs for the formula. The
+/// index sidecar in `.openclaw-wiki/index/` is refreshed incrementally before each search.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The query (several words may be given without quotes).
+    #[arg(value_name = "QUERY", required_unless_present = "batch", num_args = 1..)]
+    pub query: Vec<String>,
+
+    /// Ranking mode: auto, find-person, route-question, source-evidence, raw-claim.
+    #[arg(long, default_value = "auto", value_parser = parse_mode)]
+    pub mode: Mode,
+
+    /// Corpus: wiki pages, memory files, or both (balanced).
+    #[arg(long, value_enum, default_value = "wiki")]
+    pub corpus: Corpus,
+
+    /// Backend: `shared` searches the memory corpus when --corpus asks for it; `local` never does.
+    #[arg(long, default_value = "shared", value_parser = parse_backend)]
+    pub backend: Backend,
+
+    /// Maximum number of results (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub max_results: usize,
+
+    /// Memory workspace (default: $WIKI_MEMORY_DIR, else $OPENCLAW_STATE_DIR/workspace, else
+    /// ~/.openclaw/workspace).
+    #[arg(long, value_name = "DIR", env = "WIKI_MEMORY_DIR")]
+    pub memory: Option<PathBuf>,
+
+    /// Ranking function: `bm25f` (default), or `reference` — the original plugin's scoring,
+    /// which reads every page (a baseline for comparisons).
+    #[arg(long, value_enum, default_value = "bm25f")]
+    pub ranking: Ranking,
+
+    /// Read one query per line from stdin and print `{"type":"batch","query":…,"paths":[…]}`
+    /// per query, reusing one index (benchmarks).
+    #[arg(long, hide = true)]
+    pub batch: bool,
+}
+
+#[derive(Serialize)]
+struct HitRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    hit: &'a Hit,
+}
+
+#[derive(Serialize)]
+struct BatchRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    query: &'a str,
+    paths: Vec<&'a str>,
+}
+
+/// Render results as the reference text (§7.8), with a trailing newline.
+pub fn render_text(hits: &[Hit]) -> String {
+    if hits.is_empty() {
+        return "No wiki or memory results.\n".into();
+    }
+    let blocks: Vec<String> = hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let mut lines = vec![
+                format!("{}. {} ({}/{})", i + 1, h.title, h.corpus, h.kind),
+                format!("Path: {}", h.path),
+            ];
+            if let (Some(a), Some(b)) = (h.start_line, h.end_line) {
+                lines.push(format!("Lines: {a}-{b}"));
+            }
+            if let Some(p) = &h.provenance_label {
+                lines.push(format!("Provenance: {p}"));
+            }
+            if let Some(c) = &h.matched_claim_id {
+                lines.push(format!("Claim: {c}"));
+            }
+            if let Some(k) = h.evidence_kinds.as_ref().filter(|k| !k.is_empty()) {
+                lines.push(format!("Evidence: {}", k.join(", ")));
+            }
+            lines.push(format!("Snippet: {}", h.snippet));
+            lines.join("\n")
+        })
+        .collect();
+    format!("{}\n", blocks.join("\n\n"))
+}
+
+struct Indexes {
+    wiki: Option<Index>,
+    memory: Option<Index>,
+}
+
+fn run_queries(
+    idx: &Indexes,
+    args: &Args,
+    text: &str,
+    now_ms: i64,
+) -> Result<Vec<Hit>, crate::Error> {
+    let max = args.max_results.max(1);
+    let q = Query {
+        text: text.to_string(),
+        mode: args.mode,
+        max_results: max,
+        ranking: args.ranking,
+    };
+    let wiki = match &idx.wiki {
+        Some(i) => crate::rank::search(i, &q, now_ms)?,
+        None => Vec::new(),
+    };
+    let memory = match &idx.memory {
+        Some(i) => crate::memory::search(i, text, args.mode, max, now_ms)?,
+        None => Vec::new(),
+    };
+    Ok(crate::merge(wiki, memory, args.corpus, max))
+}
+
+fn execute(
+    global: &GlobalArgs,
+    args: &Args,
+    program: &str,
+    default: Format,
+) -> Result<u8, CliError> {
+    let format = global.format_among(default, &[Format::Text, Format::Json, Format::Jsonl])?;
+    let now_ms = global.now()?.as_millisecond();
+    let (vault, view) = vault_view(global)?;
+    let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
+    let mem_dir = if want_memory {
+        Some(memory_dir(args.memory.as_deref())?)
+    } else {
+        None
+    };
+    let opts = Options {
+        rebuild: false,
+        program: program.to_string(),
+    };
+    let open = |o: &Options| -> Result<Indexes, crate::Error> {
+        Ok(Indexes {
+            wiki: if want_wiki {
+                Some(crate::open_wiki(&vault, &view, o)?)
+            } else {
+                None
+            },
+            memory: match &mem_dir {
+                Some(d) => Some(crate::open_memory(&vault, d, o)?),
+                None => None,
+            },
+        })
+    };
+    let mut idx = open(&opts).map_err(cli_error)?;
+    let mut out = Output::new();
+    if args.batch {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let line = line.map_err(CliError::runtime)?;
+            let query = line.trim();
+            if query.is_empty() {
+                continue;
+            }
+            let hits = run_queries(&idx, args, query, now_ms).map_err(cli_error)?;
+            out.record(&BatchRecord {
+                kind: "batch",
+                query,
+                paths: hits.iter().map(|h| h.path.as_str()).collect(),
+            })?;
+        }
+        out.flush()?;
+        return Ok(exit::OK);
+    }
+    let text = args.query.join(" ");
+    let hits = match run_queries(&idx, args, &text, now_ms) {
+        Err(crate::Error::Corrupt(dir, why)) => {
+            wiki_cli::warn(
+                program,
+                &format!("index {} is corrupt ({why}): rebuilding it", dir.display()),
+            );
+            drop(idx);
+            idx = open(&Options {
+                rebuild: true,
+                ..opts.clone()
+            })
+            .map_err(cli_error)?;
+            run_queries(&idx, args, &text, now_ms).map_err(cli_error)?
+        }
+        other => other.map_err(cli_error)?,
+    };
+    match format {
+        Format::Json => out.json(&hits)?,
+        Format::Jsonl => {
+            for h in &hits {
+                out.record(&HitRecord {
+                    kind: "hit",
+                    hit: h,
+                })?;
+            }
+        }
+        _ => out.text(&render_text(&hits))?,
+    }
+    out.flush()?;
+    Ok(if hits.is_empty() {
+        exit::FOUND
+    } else {
+        exit::OK
+    })
+}
+
+/// Run `wiki search` (text output by default).
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    execute(global, args, "wiki", Format::Text)
+}
+
+/// Run `wiki-search` (JSON Lines `hit` records by default).
+pub fn run_plumbing(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    execute(global, args, "wiki-search", Format::Jsonl)
+}

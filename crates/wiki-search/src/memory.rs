@@ -1,0 +1,452 @@
+//! The memory corpus (reference §14.1–§14.6): an agent's `MEMORY.md`, `memory.md` and
+//! `memory/**/*.md`, chunked and ranked the way OpenClaw's memory core ranks them without
+//! embeddings.
+//!
+//! * **Chunks**: about [`CHUNK_TOKENS`] tokens with [`OVERLAP_TOKENS`] tokens of overlap, on line
+//!   boundaries (a line longer than a chunk is a chunk of its own), each with its line range.
+//!   Tokens are whitespace-separated words, and each CJK character counts as one.
+//! * **Text score**: BM25 over chunk text (k1 1.2, b 0.75), mapped to 0–1 as FTS5 ranks are:
+//!   `s / (1 + s)`.
+//! * **Recency decay**: `exp(−ln 2 / 30 × ageDays)` from the date in
+//!   `memory/…/YYYY-MM-DD(-slug).md` (midnight UTC; the clock is `--now`). `MEMORY.md`,
+//!   `memory.md` and undated files are evergreen (multiplier 1).
+//! * **Importance**: a chunk carrying `<!-- importance: N -->` is multiplied by
+//!   `0.75 + 0.05 × clamp(floor(N), 1, 10)` (the highest annotation of the chunk counts).
+//! * **Path matches** (§14.6): a query equal to a file's path (tier 3), base name (tier 2) or stem
+//!   (tier 1) puts that file's best chunk above every other result, score 1.
+//! * **Diversity**: MMR with λ = 0.7 over the best `4 × maxResults` candidates; relevance is the
+//!   min–max normalised score, similarity the Jaccard index of the snippets' lowercase word sets.
+//!
+//! The memory index is a second sidecar in the vault: `.openclaw-wiki/index/memory-<hash>/`,
+//! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::doc::{Field, IndexDoc, KIND_MEMORY, StoredChunk, StoredDoc, TermCounter};
+use crate::rank::{self, Hit, Mode, Prepared};
+use crate::store::Index;
+use crate::tokenize;
+
+/// Target chunk size in tokens.
+pub const CHUNK_TOKENS: usize = 400;
+/// Overlap between consecutive chunks in tokens.
+pub const OVERLAP_TOKENS: usize = 80;
+/// Half-life of the recency decay in days.
+pub const HALF_LIFE_DAYS: f64 = 30.0;
+/// MMR trade-off.
+pub const MMR_LAMBDA: f64 = 0.7;
+/// Snippet length in characters.
+pub const SNIPPET_CHARS: usize = 700;
+
+fn line_tokens(line: &str) -> usize {
+    line.split_whitespace()
+        .map(|w| {
+            let cjk = w.chars().filter(|&c| tokenize::is_cjk(c)).count();
+            if cjk > 0 { cjk.max(1) } else { 1 }
+        })
+        .sum()
+}
+
+/// Split a file into chunks: `(first line, last line)` (1-based, inclusive).
+pub fn chunk_lines(text: &str) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let tokens: Vec<usize> = lines.iter().map(|l| line_tokens(l)).collect();
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    while start < lines.len() {
+        let mut end = start;
+        let mut total = 0usize;
+        while end < lines.len() {
+            total += tokens[end];
+            end += 1;
+            if total >= CHUNK_TOKENS {
+                break;
+            }
+        }
+        out.push((start + 1, end));
+        if end >= lines.len() {
+            break;
+        }
+        // Step back for the overlap, always moving forward.
+        let mut next = end;
+        let mut overlap = 0usize;
+        while next > start + 1 && overlap < OVERLAP_TOKENS {
+            next -= 1;
+            overlap += tokens[next];
+        }
+        start = next.max(start + 1);
+    }
+    out
+}
+
+/// The highest `<!-- importance: N -->` of a text.
+pub fn importance(text: &str) -> Option<u8> {
+    let mut best: Option<u8> = None;
+    let mut rest = text;
+    while let Some(i) = rest.find("<!--") {
+        rest = &rest[i + 4..];
+        let Some(end) = rest.find("-->") else { break };
+        let inner = rest[..end].trim();
+        if let Some(v) = inner.strip_prefix("importance:")
+            && let Ok(n) = v.trim().parse::<f64>()
+            && n.is_finite()
+        {
+            let n = n.floor().clamp(1.0, 10.0) as u8;
+            best = Some(best.map_or(n, |b| b.max(n)));
+        }
+        rest = &rest[end + 3..];
+    }
+    best
+}
+
+/// The importance multiplier (§14.4).
+pub fn importance_multiplier(n: Option<u8>) -> f64 {
+    n.map_or(1.0, |n| 0.75 + 0.05 * f64::from(n.clamp(1, 10)))
+}
+
+/// Index documents (one per chunk) of a memory file.
+pub fn chunk_docs(path: &str, text: &str, blob: [u8; 20]) -> Vec<IndexDoc> {
+    let lines: Vec<&str> = text.lines().collect();
+    chunk_lines(text)
+        .into_iter()
+        .map(|(a, b)| {
+            let chunk = lines[a - 1..b].join("\n");
+            let mut tc = TermCounter::default();
+            tc.add(Field::Body, &chunk);
+            tc.add(Field::Path, path);
+            let (terms, lens) = tc.finish();
+            let stored = StoredChunk {
+                path: path.to_string(),
+                start_line: a,
+                end_line: b,
+                importance: importance(&chunk),
+                text: chunk,
+            };
+            IndexDoc {
+                path: path.to_string(),
+                blob,
+                id: None,
+                kind: KIND_MEMORY,
+                flags: 0,
+                lens,
+                terms,
+                stored: serde_json::to_vec(&StoredDoc::Chunk(stored)).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// The date of a dated memory note (`memory/…/YYYY-MM-DD(-slug).md`), as ms since the epoch.
+pub fn note_date_ms(path: &str) -> Option<i64> {
+    if !path.starts_with("memory/") {
+        return None;
+    }
+    let base = path.rsplit('/').next()?.strip_suffix(".md")?;
+    let date = base.get(..10)?;
+    let rest = &base[10..];
+    if !(rest.is_empty() || rest.starts_with('-')) {
+        return None;
+    }
+    let b = date.as_bytes();
+    if !(b[4] == b'-' && b[7] == b'-') {
+        return None;
+    }
+    let d: jiff::civil::Date = date.parse().ok()?;
+    d.to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| z.timestamp().as_millisecond())
+}
+
+/// The recency multiplier of a memory file at `now_ms` (§14.3).
+pub fn decay(path: &str, now_ms: i64) -> f64 {
+    match note_date_ms(path) {
+        Some(ms) => {
+            let age_days = ((now_ms - ms) as f64 / 86_400_000.0).max(0.0);
+            (-(std::f64::consts::LN_2 / HALF_LIFE_DAYS) * age_days).exp()
+        }
+        None => 1.0,
+    }
+}
+
+fn path_tier(query: &str, path: &str) -> u8 {
+    let q = query.trim().trim_start_matches("./");
+    if q.is_empty() {
+        return 0;
+    }
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let stem = base.strip_suffix(".md").unwrap_or(base);
+    if q == path {
+        3
+    } else if q == base {
+        2
+    } else if q == stem || (q.len() >= 3 && base.starts_with(q)) {
+        1
+    } else {
+        0
+    }
+}
+
+fn word_set(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let inter = a.intersection(b).count() as f64;
+    let union = (a.len() + b.len()) as f64 - inter;
+    if union == 0.0 { 0.0 } else { inter / union }
+}
+
+struct Cand {
+    chunk: StoredChunk,
+    score: f64,
+    tier: u8,
+}
+
+/// Maximal marginal relevance re-ordering (§14.5) of `(score, snippet)` items; returns indices.
+pub fn mmr(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let max = items.iter().map(|i| i.0).fold(f64::MIN, f64::max);
+    let min = items.iter().map(|i| i.0).fold(f64::MAX, f64::min);
+    let rel: Vec<f64> = items
+        .iter()
+        .map(|i| {
+            if max > min {
+                (i.0 - min) / (max - min)
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let sets: Vec<BTreeSet<String>> = items.iter().map(|i| word_set(i.1)).collect();
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..items.len()).collect();
+    while !left.is_empty() {
+        let mut best: Option<(f64, usize, usize)> = None; // value, position in left, index
+        for (pos, &i) in left.iter().enumerate() {
+            let sim = chosen
+                .iter()
+                .map(|&j| jaccard(&sets[i], &sets[j]))
+                .fold(0.0, f64::max);
+            let v = lambda * rel[i] - (1.0 - lambda) * sim;
+            let better = match best {
+                None => true,
+                Some((bv, _, bi)) => v > bv || (v == bv && items[i].0 > items[bi].0),
+            };
+            if better {
+                best = Some((v, pos, i));
+            }
+        }
+        let Some((_, pos, i)) = best else { break };
+        chosen.push(i);
+        left.remove(pos);
+    }
+    chosen
+}
+
+/// Search the memory index.
+pub fn search(
+    index: &Index,
+    query: &str,
+    mode: Mode,
+    max_results: usize,
+    now_ms: i64,
+) -> Result<Vec<Hit>, crate::Error> {
+    let prep = Prepared::new(query);
+    let mut cands: Vec<Cand> = Vec::new();
+    let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
+    if !prep.terms.is_empty() {
+        let scores = rank::bm25_body(index, &prep)?;
+        let mut scored: Vec<((usize, u32), f64)> = Vec::new();
+        for (&key, &(bm25, mask)) in &scores {
+            if !rank::passes_gate(&prep, mask) {
+                continue;
+            }
+            scored.push((key, bm25));
+        }
+        // Bound the pool before reading stored chunks.
+        scored.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        scored.truncate((max_results * 4).max(24) * 4);
+        for (key, bm25) in scored {
+            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                let text_score = bm25 / (1.0 + bm25);
+                let score =
+                    text_score * decay(&c.path, now_ms) * importance_multiplier(c.importance);
+                seen.insert(key, ());
+                cands.push(Cand {
+                    chunk: c,
+                    score,
+                    tier: 0,
+                });
+            }
+        }
+    }
+    // Path tiers: the best (first) chunk of an exactly named file.
+    for e in &index.manifest.entries {
+        let tier = path_tier(query, &e.path);
+        if tier == 0 || e.ndocs == 0 {
+            continue;
+        }
+        if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+            c.tier = c.tier.max(tier);
+        } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
+            cands.push(Cand {
+                chunk: c,
+                score: 0.0,
+                tier,
+            });
+        }
+    }
+    // Exact-path tiers first (score 1, ordered by tier then content), then MMR over the rest.
+    let mut tiered: Vec<Cand> = Vec::new();
+    let mut rest: Vec<Cand> = Vec::new();
+    for c in cands {
+        if c.tier > 0 {
+            tiered.push(c)
+        } else {
+            rest.push(c)
+        }
+    }
+    tiered.sort_by(|a, b| {
+        b.tier
+            .cmp(&a.tier)
+            .then_with(|| {
+                b.score
+                    .partial_cmp(&a.score)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .then_with(|| a.chunk.path.cmp(&b.chunk.path))
+    });
+    rest.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.chunk.path.cmp(&b.chunk.path))
+            .then_with(|| a.chunk.start_line.cmp(&b.chunk.start_line))
+    });
+    rest.truncate(max_results * 4);
+    let items: Vec<(f64, &str)> = rest
+        .iter()
+        .map(|c| (c.score, c.chunk.text.as_str()))
+        .collect();
+    let order = mmr(&items, MMR_LAMBDA);
+    let mut out: Vec<Hit> = Vec::new();
+    for c in &tiered {
+        out.push(chunk_hit(&c.chunk, 1.0, mode));
+    }
+    for i in order {
+        let c = &rest[i];
+        out.push(chunk_hit(
+            &c.chunk,
+            (c.score * 10_000.0).round() / 10_000.0,
+            mode,
+        ));
+    }
+    out.truncate(max_results);
+    Ok(out)
+}
+
+/// The title of a memory file: its base name without extension.
+pub fn memory_title(path: &str) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.rsplit_once('.')
+        .map_or(base, |(stem, _)| stem)
+        .to_string()
+}
+
+fn chunk_hit(c: &StoredChunk, score: f64, mode: Mode) -> Hit {
+    let snippet = rank::truncate_chars(c.text.trim(), SNIPPET_CHARS);
+    Hit {
+        corpus: "memory",
+        path: c.path.clone(),
+        title: memory_title(&c.path),
+        kind: "memory".into(),
+        score,
+        snippet,
+        start_line: Some(c.start_line),
+        end_line: Some(c.end_line),
+        memory_source: Some("memory".into()),
+        search_mode: mode.as_str(),
+        id: None,
+        source_type: None,
+        provenance_mode: None,
+        source_path: None,
+        provenance_label: None,
+        updated_at: None,
+        entity_type: None,
+        canonical_id: None,
+        aliases: Vec::new(),
+        privacy_tier: None,
+        matched_claim_id: None,
+        matched_claim_status: None,
+        matched_claim_confidence: None,
+        evidence_kinds: None,
+        evidence_source_ids: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_overlap_and_cover() {
+        let text: String = (0..300)
+            .map(|i| format!("w{i} a b c d e f g h i\n"))
+            .collect();
+        let chunks = chunk_lines(&text);
+        assert_eq!(chunks[0], (1, 40));
+        assert_eq!(chunks[1].0, 33);
+        assert_eq!(chunks.last().map(|c| c.1), Some(300));
+        for w in chunks.windows(2) {
+            assert!(w[1].0 > w[0].0 && w[1].0 <= w[0].1);
+        }
+        assert_eq!(chunk_lines("one\ntwo\n"), vec![(1, 2)]);
+        assert!(chunk_lines("").is_empty());
+    }
+
+    #[test]
+    fn dates_and_decay() {
+        let now = wiki_parse::time::parse_timestamp_ms("2026-04-05T00:00:00Z").unwrap();
+        assert_eq!(decay("MEMORY.md", now), 1.0);
+        assert_eq!(decay("memory/notes.md", now), 1.0);
+        assert!((decay("memory/2026-03-06.md", now) - 0.5).abs() < 1e-9);
+        assert!((decay("memory/2026/2026-02-04-trip.md", now) - 0.25).abs() < 1e-9);
+        assert_eq!(decay("memory/2026-02-30.md", now), 1.0);
+        assert_eq!(decay("memory/2026-03-06x.md", now), 1.0);
+    }
+
+    #[test]
+    fn importance_annotations() {
+        assert_eq!(
+            importance("a <!-- importance: 8 --> b <!-- importance: 3 -->"),
+            Some(8)
+        );
+        assert_eq!(importance("<!-- importance: 42 -->"), Some(10));
+        assert_eq!(importance("nothing"), None);
+        assert!((importance_multiplier(Some(5)) - 1.0).abs() < 1e-12);
+        assert!((importance_multiplier(Some(10)) - 1.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mmr_demotes_duplicates() {
+        let items = [
+            (1.0, "alpha beta gamma"),
+            (0.9, "alpha beta gamma"),
+            (0.85, "delta epsilon"),
+        ];
+        assert_eq!(mmr(&items, 0.7), vec![0, 2, 1]);
+        assert_eq!(mmr(&items, 1.0), vec![0, 1, 2]);
+    }
+}

@@ -1,0 +1,673 @@
+//! Wiki ranking: BM25F retrieval, then structural signals (see the crate docs for the formula).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use wiki_parse::health::locale_cmp;
+use wiki_parse::time;
+use wiki_parse::{Claim, PageKind};
+
+use crate::doc::{
+    self, FIELDS, FLAG_CLAIMS, FLAG_PERSON, KIND_REPORT, KIND_SOURCE, StoredDoc, StoredPage,
+};
+use crate::reference::{self, RefQuery};
+use crate::store::Index;
+use crate::tokenize::{self, QueryTerm, TermKind};
+
+/// Search modes (reference §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Mode {
+    /// No mode boost.
+    #[default]
+    Auto,
+    /// Favour person-like pages and identity matches.
+    FindPerson,
+    /// Favour who-to-ask routing: person pages, routing fields, relationships.
+    RouteQuestion,
+    /// Favour source pages and evidence matches.
+    SourceEvidence,
+    /// Favour pages whose claims match.
+    RawClaim,
+}
+
+impl Mode {
+    /// The name written in results (`searchMode`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::FindPerson => "find-person",
+            Mode::RouteQuestion => "route-question",
+            Mode::SourceEvidence => "source-evidence",
+            Mode::RawClaim => "raw-claim",
+        }
+    }
+}
+
+/// Ranking functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Ranking {
+    /// BM25F over the index, then structural signals (the default).
+    #[default]
+    Bm25f,
+    /// The original plugin's integer scoring (§7.4), scanning every stored page: a baseline.
+    Reference,
+}
+
+/// The claim that drove a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimMatch {
+    /// Claim id.
+    pub id: Option<String>,
+    /// Claim text.
+    pub text: String,
+    /// Status as written.
+    pub status: Option<String>,
+    /// Confidence.
+    pub confidence: Option<f64>,
+    /// Unique evidence kinds.
+    pub evidence_kinds: Vec<String>,
+    /// Unique evidence source ids.
+    pub evidence_source_ids: Vec<String>,
+}
+
+impl ClaimMatch {
+    /// Summarise a claim.
+    pub fn of(c: &Claim) -> ClaimMatch {
+        let mut kinds: Vec<String> = Vec::new();
+        let mut ids: Vec<String> = Vec::new();
+        for e in &c.evidence {
+            if let Some(k) = &e.kind
+                && !kinds.contains(k)
+            {
+                kinds.push(k.clone());
+            }
+            if let Some(s) = &e.source_id
+                && !ids.contains(s)
+            {
+                ids.push(s.clone());
+            }
+        }
+        ClaimMatch {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            status: c.status.clone(),
+            confidence: c.confidence,
+            evidence_kinds: kinds,
+            evidence_source_ids: ids,
+        }
+    }
+}
+
+/// A search result (reference §7.7; memory results add `startLine`, `endLine`,
+/// `memorySource`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    /// `wiki` or `memory`.
+    pub corpus: &'static str,
+    /// Vault- or workspace-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Page kind, or `memory`.
+    pub kind: String,
+    /// Score (integers in reference ranking).
+    #[serde(serialize_with = "ser_score")]
+    pub score: f64,
+    /// Snippet.
+    pub snippet: String,
+    /// Memory: first line of the chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<usize>,
+    /// Memory: last line of the chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<usize>,
+    /// Memory: source (`memory`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_source: Option<String>,
+    /// The mode searched with.
+    pub search_mode: &'static str,
+    /// Page id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Source type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_type: Option<String>,
+    /// Provenance mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance_mode: Option<String>,
+    /// Source path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_path: Option<String>,
+    /// Provenance label (bridge / unsafe-local pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance_label: Option<String>,
+    /// Page `updatedAt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    /// Entity type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity_type: Option<String>,
+    /// Canonical id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical_id: Option<String>,
+    /// Aliases (only when non-empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Privacy tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub privacy_tier: Option<String>,
+    /// Id of the matched claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_claim_id: Option<String>,
+    /// Status of the matched claim, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_claim_status: Option<String>,
+    /// Confidence of the matched claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_claim_confidence: Option<f64>,
+    /// Evidence kinds of the matched claim (present when a claim matched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_kinds: Option<Vec<String>>,
+    /// Evidence source ids of the matched claim (present when a claim matched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_source_ids: Option<Vec<String>>,
+}
+
+fn ser_score<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64((*v * 10_000.0).round() / 10_000.0)
+    }
+}
+
+/// `provenanceLabel` of a page (§7.7).
+pub fn provenance_label(p: &StoredPage) -> Option<String> {
+    let s = &p.summary;
+    match s.source_type.as_deref() {
+        Some("memory-bridge-events") => {
+            return Some(format!(
+                "bridge events: {}",
+                s.bridge_relative_path.as_deref().unwrap_or(&p.path)
+            ));
+        }
+        Some("memory-bridge") => {
+            return Some(format!(
+                "bridge: {}",
+                s.bridge_relative_path.as_deref().unwrap_or(&p.path)
+            ));
+        }
+        _ => {}
+    }
+    let unsafe_local = s.provenance_mode.as_deref() == Some("unsafe-local")
+        || s.source_type.as_deref() == Some("memory-unsafe-local");
+    unsafe_local.then(|| {
+        format!(
+            "unsafe-local: {}",
+            s.unsafe_local_relative_path.as_deref().unwrap_or(&p.path)
+        )
+    })
+}
+
+/// Build a wiki hit.
+pub fn page_hit(
+    p: &StoredPage,
+    score: f64,
+    snippet: String,
+    claim: Option<ClaimMatch>,
+    mode: Mode,
+) -> Hit {
+    let s = &p.summary;
+    Hit {
+        corpus: "wiki",
+        path: p.path.clone(),
+        title: p.title.clone(),
+        kind: p.kind.as_str().to_string(),
+        score,
+        snippet,
+        start_line: None,
+        end_line: None,
+        memory_source: None,
+        search_mode: mode.as_str(),
+        id: s.id.clone(),
+        source_type: s.source_type.clone(),
+        provenance_mode: s.provenance_mode.clone(),
+        source_path: s.source_path.clone(),
+        provenance_label: provenance_label(p),
+        updated_at: s.updated_at.clone(),
+        entity_type: s.entity_type.clone(),
+        canonical_id: s.canonical_id.clone(),
+        aliases: s.aliases.clone(),
+        privacy_tier: s.privacy_tier.clone(),
+        matched_claim_id: claim.as_ref().and_then(|c| c.id.clone()),
+        matched_claim_status: claim.as_ref().and_then(|c| c.status.clone()),
+        matched_claim_confidence: claim.as_ref().and_then(|c| c.confidence),
+        evidence_kinds: claim.as_ref().map(|c| c.evidence_kinds.clone()),
+        evidence_source_ids: claim.as_ref().map(|c| c.evidence_source_ids.clone()),
+    }
+}
+
+/// BM25F field weights: title, ids, path, claims, route, meta, body.
+pub const WEIGHTS: [f64; FIELDS] = [3.0, 3.0, 1.0, 2.0, 1.5, 1.0, 1.0];
+/// BM25F length normalisation per field.
+pub const B: [f64; FIELDS] = [0.5, 0.5, 0.5, 0.6, 0.5, 0.6, 0.75];
+/// BM25 saturation.
+pub const K1: f64 = 1.2;
+/// Report pages are multiplied by this factor.
+pub const REPORT_FACTOR: f64 = 0.5;
+
+/// The query as seen by the ranker.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The raw query text.
+    pub text: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Maximum results.
+    pub max_results: usize,
+    /// Ranking function.
+    pub ranking: Ranking,
+}
+
+/// Prepared query terms.
+pub struct Prepared {
+    /// Distinct terms (at most 64).
+    pub terms: Vec<QueryTerm>,
+    /// Indices of the coverage units (words and CJK terms that are not stop words; all words and
+    /// CJK terms when every one is a stop word).
+    pub units: Vec<usize>,
+    /// Folded, whitespace-collapsed query (phrase checks).
+    pub phrase: String,
+}
+
+impl Prepared {
+    /// Prepare a query text.
+    pub fn new(text: &str) -> Prepared {
+        let mut terms = tokenize::query_terms(text);
+        terms.truncate(64);
+        let mut units: Vec<usize> = terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind != TermKind::Compound && !t.stop)
+            .map(|(i, _)| i)
+            .collect();
+        if units.is_empty() {
+            units = terms
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.kind != TermKind::Compound)
+                .map(|(i, _)| i)
+                .collect();
+        }
+        if units.is_empty() {
+            units = (0..terms.len()).collect();
+        }
+        let phrase = tokenize::fold(text)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        Prepared {
+            terms,
+            units,
+            phrase,
+        }
+    }
+
+    /// Fraction of coverage units found in a term set.
+    pub fn coverage(&self, set: &std::collections::BTreeSet<String>) -> f64 {
+        if self.units.is_empty() {
+            return 0.0;
+        }
+        let hit = self
+            .units
+            .iter()
+            .filter(|&&i| set.contains(&self.terms[i].term))
+            .count();
+        hit as f64 / self.units.len() as f64
+    }
+}
+
+/// BM25 score and matched-term mask per `(segment, doc)`.
+pub type DocScores = HashMap<(usize, u32), (f64, u64)>;
+
+/// Per-document accumulator.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    bm25: f64,
+    mask: u64,
+}
+
+/// Search the wiki index.
+pub fn search(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate::Error> {
+    match q.ranking {
+        Ranking::Reference => search_reference(index, q, now_ms),
+        Ranking::Bm25f => search_bm25f(index, q, now_ms),
+    }
+}
+
+fn search_reference(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate::Error> {
+    let rq = RefQuery::new(&q.text);
+    if rq.q.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut hits = Vec::new();
+    for (s, d, _) in index.live_docs() {
+        if let StoredDoc::Page(p) = index.stored(s, d)? {
+            let r = reference::score(&p, &rq, q.mode, now_ms);
+            if r.score > 0 {
+                hits.push(page_hit(&p, r.score as f64, r.snippet, r.claim, q.mode));
+            }
+        }
+    }
+    sort_hits(&mut hits);
+    hits.truncate(q.max_results);
+    Ok(hits)
+}
+
+/// Sort by score (descending), then title, then path.
+pub fn sort_hits(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| locale_cmp(&a.title, &b.title))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+}
+
+/// BM25F scores of every live document matching at least one query term:
+/// `(segment, doc) → (score, matched-term mask)`, plus the idf of each term.
+fn bm25f(
+    index: &Index,
+    prep: &Prepared,
+    weights: &[f64; FIELDS],
+) -> Result<(DocScores, Vec<f64>), crate::Error> {
+    let avg = index.avg_lens();
+    let n = index.manifest.live_docs as f64;
+    let mut acc: HashMap<(usize, u32), Acc> = HashMap::new();
+    let mut idfs = vec![0.0; prep.terms.len()];
+    for (ti, t) in prep.terms.iter().enumerate() {
+        let postings = index.postings(&t.term)?;
+        if postings.is_empty() {
+            continue;
+        }
+        let df = postings.len() as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        idfs[ti] = idf;
+        for (s, (d, tfs)) in postings {
+            let lens = index.segments[s].lens(d);
+            let mut tfw = 0.0;
+            for f in 0..FIELDS {
+                if tfs[f] > 0 && weights[f] > 0.0 {
+                    let norm = 1.0 - B[f] + B[f] * f64::from(lens[f]) / avg[f];
+                    tfw += weights[f] * f64::from(tfs[f]) / norm;
+                }
+            }
+            if tfw <= 0.0 {
+                continue;
+            }
+            let a = acc.entry((s, d)).or_default();
+            a.bm25 += idf * tfw / (K1 + tfw);
+            a.mask |= 1 << ti;
+        }
+    }
+    Ok((
+        acc.into_iter()
+            .map(|(k, a)| (k, (a.bm25, a.mask)))
+            .collect(),
+        idfs,
+    ))
+}
+
+/// BM25 scores over the body field only (memory chunks).
+pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<DocScores, crate::Error> {
+    let mut w = [0.0; FIELDS];
+    w[doc::Field::Body as usize] = 1.0;
+    Ok(bm25f(index, prep, &w)?.0)
+}
+
+/// Whether enough coverage units are matched by `mask`: at least half of them (rounded up).
+pub fn passes_gate(prep: &Prepared, mask: u64) -> bool {
+    let matched = prep.units.iter().filter(|&&i| mask & (1 << i) != 0).count();
+    matched > 0 && matched * 2 >= prep.units.len()
+}
+
+fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate::Error> {
+    let prep = Prepared::new(&q.text);
+    if prep.terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (scores, idfs) = bm25f(index, &prep, &WEIGHTS)?;
+    let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
+    // Gate and relevance.
+    let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new(); // key, relevance, prior
+    for (&(s, d), &(bm25, mask)) in &scores {
+        if !passes_gate(&prep, mask) {
+            continue;
+        }
+        let covered: f64 = prep
+            .units
+            .iter()
+            .filter(|&&i| mask & (1 << i) != 0)
+            .map(|&i| idfs[i])
+            .sum();
+        let cov = if unit_idf > 0.0 {
+            covered / unit_idf
+        } else {
+            1.0
+        };
+        let rel = bm25 * (0.5 + 0.5 * cov);
+        let seg = &index.segments[s];
+        let (kind, flags) = (seg.kind(d), seg.flags(d));
+        let mut prior = 1.0;
+        match q.mode {
+            Mode::FindPerson | Mode::RouteQuestion if flags & FLAG_PERSON != 0 => prior = 1.5,
+            Mode::SourceEvidence if kind == KIND_SOURCE => prior = 1.5,
+            Mode::RawClaim if flags & FLAG_CLAIMS != 0 => prior = 1.5,
+            _ => {}
+        }
+        if kind == KIND_REPORT {
+            prior *= REPORT_FACTOR;
+        }
+        cands.push(((s, d), rel, prior));
+    }
+    if cands.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rel_max = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max).max(1e-9);
+    let pool = (q.max_results * 5).max(50);
+    cands.sort_by(|a, b| {
+        (b.1 * b.2)
+            .partial_cmp(&(a.1 * a.2))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    cands.truncate(pool);
+    let mut hits = Vec::with_capacity(cands.len());
+    for ((s, d), rel, _) in cands {
+        let StoredDoc::Page(p) = index.stored(s, d)? else {
+            continue;
+        };
+        let r = 100.0 * rel / rel_max;
+        let sig = signals(&p, &prep, q.mode, now_ms);
+        let mut score = r + sig.points;
+        if p.kind == PageKind::Report {
+            score *= REPORT_FACTOR;
+        }
+        let score = (score * 100.0).round() / 100.0;
+        hits.push(page_hit(&p, score, sig.snippet, sig.claim, q.mode));
+    }
+    sort_hits(&mut hits);
+    hits.truncate(q.max_results);
+    Ok(hits)
+}
+
+/// Structural signals of a candidate page.
+pub struct Signals {
+    /// Points added to the relevance (0–100).
+    pub points: f64,
+    /// Best matching claim.
+    pub claim: Option<ClaimMatch>,
+    /// Snippet.
+    pub snippet: String,
+}
+
+fn contains_phrase(text: &str, phrase: &str) -> bool {
+    !phrase.is_empty() && tokenize::fold(text).contains(phrase)
+}
+
+/// Compute the structural signals (see the crate docs).
+pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Signals {
+    let s = &p.summary;
+    let phrase = prep.phrase.as_str();
+    let mut points = 0.0;
+    // Phrase signals.
+    let title = tokenize::fold(&p.title);
+    if !phrase.is_empty() {
+        if title == phrase {
+            points += 30.0;
+        } else if title.contains(phrase) {
+            points += 15.0;
+        }
+        let ids: Vec<&str> =
+            s.id.as_deref()
+                .into_iter()
+                .chain(s.canonical_id.as_deref())
+                .chain(s.aliases.iter().map(String::as_str))
+                .collect();
+        if ids.iter().any(|x| tokenize::fold(x) == phrase) {
+            points += 20.0;
+        } else if ids.iter().any(|x| contains_phrase(x, phrase)) {
+            points += 10.0;
+        }
+    }
+    let body_folded = tokenize::fold(p.body());
+    if !phrase.is_empty() && prep.terms.len() > 1 {
+        let n = body_folded.matches(phrase).count();
+        if n > 0 {
+            points += 10.0 + (n as f64 - 1.0).min(5.0);
+        }
+    }
+    // Claims.
+    let mut matches: Vec<(f64, f64, usize)> = Vec::new(); // score, coverage, index
+    for (i, c) in s.claims.iter().enumerate() {
+        let mut text = c.text.clone();
+        if let Some(id) = &c.id {
+            text.push('\n');
+            text.push_str(id);
+        }
+        let cov = prep.coverage(&tokenize::term_set(&text));
+        let phrase_hit = contains_phrase(&c.text, phrase);
+        if cov < 0.5 && !phrase_hit {
+            continue;
+        }
+        let cov = if phrase_hit { 1.0 } else { cov };
+        let fr = time::claim_freshness(c, s.updated_at.as_deref(), now_ms);
+        let mut cs = 20.0 * cov;
+        if let Some(conf) = c.confidence {
+            cs += (conf * 10.0).round();
+        }
+        cs += reference::freshness_points(fr.level) as f64;
+        cs += if c.is_contested() { -6.0 } else { 4.0 };
+        matches.push((cs, cov, i));
+    }
+    matches.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+    let best = matches.first().copied();
+    if let Some((cs, _, _)) = best {
+        points += cs + (2.0 * (matches.len() as f64 - 1.0)).min(6.0);
+    }
+    // Mode boosts.
+    let all_units = |texts: &[&str]| -> f64 {
+        let joined = texts.join("\n");
+        prep.coverage(&tokenize::term_set(&joined))
+    };
+    let any_phrase = |texts: &[&str]| texts.iter().any(|t| contains_phrase(t, phrase));
+    points += match mode {
+        Mode::Auto => 0.0,
+        Mode::FindPerson => {
+            let mut b = if s.is_person_like() { 24.0 } else { -4.0 };
+            let ids = doc::identity_fields(s);
+            if any_phrase(&ids) || all_units(&ids) >= 1.0 {
+                b += 24.0;
+            }
+            b
+        }
+        Mode::RouteQuestion => {
+            let mut b = if s.is_person_like() { 14.0 } else { 0.0 };
+            let route = doc::route_fields(s);
+            let rc = if any_phrase(&route) {
+                1.0
+            } else {
+                all_units(&route)
+            };
+            b += 32.0 * rc;
+            b + (2.0 * s.relationships.len() as f64).min(8.0)
+        }
+        Mode::SourceEvidence => {
+            let mut b = if p.kind == PageKind::Source {
+                22.0
+            } else {
+                0.0
+            };
+            let mut ev: Vec<&str> = Vec::new();
+            ev.extend(s.source_path.as_deref());
+            ev.extend(s.source_ids.iter().map(String::as_str));
+            for e in s.claims.iter().flat_map(|c| &c.evidence) {
+                for f in [&e.kind, &e.source_id, &e.path, &e.lines, &e.note] {
+                    ev.extend(f.as_deref());
+                }
+            }
+            if any_phrase(&ev) || (!ev.is_empty() && all_units(&ev) >= 1.0) {
+                b += 30.0;
+            }
+            b
+        }
+        Mode::RawClaim => best.map_or(0.0, |(_, cov, _)| 42.0 * cov),
+    };
+    let claim = best.map(|(_, _, i)| ClaimMatch::of(&s.claims[i]));
+    let snippet = match &claim {
+        Some(c) => c.text.trim().to_string(),
+        None => body_snippet(p, prep),
+    };
+    Signals {
+        points,
+        claim,
+        snippet: truncate_chars(&snippet, 700),
+    }
+}
+
+/// The first body line containing the phrase or all coverage units; else the line with the most
+/// units; else the first line with text.
+fn body_snippet(p: &StoredPage, prep: &Prepared) -> String {
+    let lines: Vec<&str> = p.body_lines().collect();
+    let mut best: Option<(usize, &str)> = None;
+    for l in &lines {
+        if contains_phrase(l, &prep.phrase) {
+            return l.to_string();
+        }
+        let set = tokenize::term_set(l);
+        let hits = prep
+            .units
+            .iter()
+            .filter(|&&i| set.contains(&prep.terms[i].term))
+            .count();
+        if hits == prep.units.len() && hits > 0 {
+            return l.to_string();
+        }
+        if hits > 0 && best.is_none_or(|(b, _)| hits > b) {
+            best = Some((hits, l));
+        }
+    }
+    best.map(|(_, l)| l.to_string())
+        .or_else(|| lines.first().map(|l| l.to_string()))
+        .unwrap_or_default()
+}
+
+/// Truncate to at most `n` characters.
+pub fn truncate_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}

@@ -1,0 +1,950 @@
+//! The index sidecar: a manifest naming immutable segments, refreshed incrementally.
+//!
+//! # Files
+//!
+//! One directory per indexed view, under `<vault>/.openclaw-wiki/index/` (git-ignored; a
+//! `.gitignore` ignoring everything is written there too):
+//!
+//! * `wiki-worktree/` — the vault's work tree; `wiki-agent-<id>/` — branch `agents/<id>` read
+//!   from git (no checkout); `memory-<hash>/` — a memory workspace (hash of its absolute path);
+//! * `MANIFEST` — which files are indexed: per file its path, size, mtime, git blob id and where
+//!   its documents are (segment, first document, count), plus corpus statistics;
+//! * `seg-<random>.bin` — immutable segments ([`crate::segment`]);
+//! * `lock` — taken (OS file lock) by writers only.
+//!
+//! # Refresh (before every query)
+//!
+//! 1. List the source's files (work tree: directory walk + `lstat`; git: tree walk, blob ids
+//!    known; memory: `MEMORY.md`, `memory.md`, `memory/**/*.md`).
+//! 2. A file whose size and mtime equal the manifest's is unchanged — unless its mtime is within
+//!    two seconds of when it was last hashed ("racily clean", as git calls it), in which case it
+//!    is re-hashed. Nothing changed → the query runs on the manifest as is, without any write or
+//!    lock.
+//! 3. Otherwise take the lock, re-read the manifest, and for each changed file compute its git blob
+//!    id: same blob → only the stat data is updated; a `(path, blob)` already present in a segment
+//!    (for instance after switching branches back and forth) → reused without re-tokenising;
+//!    else the file is parsed and tokenised (in parallel) into a new segment. Deleted files are
+//!    dropped from the manifest (their documents become dead).
+//! 4. When there are more than [`MAX_SEGMENTS`] segments, or many more dead documents than live
+//!    ones, all live documents are merged into one segment (posting lists are merged, nothing is
+//!    re-tokenised).
+//! 5. The new manifest is written to a temporary file and renamed over `MANIFEST`; segments no
+//!    longer referenced are deleted.
+//!
+//! Readers never lock: `MANIFEST` is replaced atomically and segments never change, so a reader
+//! sees either the old or the new complete index. A reader that finds a segment deleted under it
+//! (a concurrent writer's clean-up) starts over. A manifest or segment that fails validation, or
+//! that has another format version, is reported on stderr and the index is rebuilt.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+
+use crate::codec::{self, Corrupt, Reader, put_bytes, put_ivarint, put_varint};
+use crate::doc::{FIELDS, IndexDoc};
+use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
+
+const MAGIC: &[u8; 8] = b"WSRCHMAN";
+/// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
+/// tokenisation).
+pub const VERSION: u32 = 1;
+/// Segment count above which segments are merged.
+pub const MAX_SEGMENTS: usize = 8;
+const NONE: u32 = u32::MAX;
+const RACY_NS: i64 = 2_000_000_000;
+
+/// A file as listed by a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Relative path (`/` separators).
+    pub path: String,
+    /// Size in bytes (0 when unknown).
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch (0 when unknown).
+    pub mtime_ns: i64,
+    /// The git blob id when the source knows it (git trees).
+    pub blob: Option<[u8; 20]>,
+}
+
+/// Where indexed files come from.
+pub trait Source: Sync {
+    /// All files to index, sorted by path.
+    fn list(&self) -> Result<Vec<SourceFile>, crate::Error>;
+    /// The bytes of a file.
+    fn read(&self, file: &SourceFile) -> Result<Vec<u8>, crate::Error>;
+    /// Documents of a file (none when it cannot be parsed).
+    fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc>;
+}
+
+/// One indexed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Relative path.
+    pub path: String,
+    /// Size when last checked.
+    pub size: u64,
+    /// Modification time when last checked.
+    pub mtime_ns: i64,
+    /// When the file was last hashed.
+    pub checked_ns: i64,
+    /// Git blob id.
+    pub blob: [u8; 20],
+    /// Segment index, or `u32::MAX` when the file has no documents.
+    pub seg: u32,
+    /// First document in the segment.
+    pub doc: u32,
+    /// Number of documents.
+    pub ndocs: u32,
+}
+
+/// The manifest: segments, files and statistics.
+#[derive(Debug, Clone, Default)]
+pub struct Manifest {
+    /// Segment file names.
+    pub segments: Vec<String>,
+    /// Indexed files, sorted by path.
+    pub entries: Vec<Entry>,
+    /// Live documents.
+    pub live_docs: u64,
+    /// Sum of field lengths over live documents.
+    pub sum_lens: [u64; FIELDS],
+}
+
+impl Manifest {
+    fn encode(&self) -> Vec<u8> {
+        let mut body = Vec::new();
+        put_varint(&mut body, self.segments.len() as u64);
+        for s in &self.segments {
+            put_bytes(&mut body, s.as_bytes());
+        }
+        put_varint(&mut body, self.live_docs);
+        for l in self.sum_lens {
+            put_varint(&mut body, l);
+        }
+        put_varint(&mut body, self.entries.len() as u64);
+        for e in &self.entries {
+            put_bytes(&mut body, e.path.as_bytes());
+            put_varint(&mut body, e.size);
+            put_ivarint(&mut body, e.mtime_ns);
+            put_ivarint(&mut body, e.checked_ns);
+            body.extend_from_slice(&e.blob);
+            put_varint(&mut body, u64::from(e.seg));
+            put_varint(&mut body, u64::from(e.doc));
+            put_varint(&mut body, u64::from(e.ndocs));
+        }
+        let mut out = Vec::with_capacity(body.len() + 28);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&codec::checksum(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Manifest, LoadError> {
+        if bytes.len() < 28 || &bytes[..8] != MAGIC {
+            return Err(LoadError::Corrupt(Corrupt::new(
+                "MANIFEST: not an index manifest",
+            )));
+        }
+        let mut r = Reader::new(&bytes[8..]);
+        let version = r.u32().map_err(LoadError::Corrupt)?;
+        if version != VERSION {
+            return Err(LoadError::Version(version));
+        }
+        let len = r.u64().map_err(LoadError::Corrupt)?;
+        let sum = r.u64().map_err(LoadError::Corrupt)?;
+        let body = &bytes[28..];
+        if body.len() as u64 != len || codec::checksum(body) != sum {
+            return Err(LoadError::Corrupt(Corrupt::new(
+                "MANIFEST: checksum mismatch",
+            )));
+        }
+        let c = LoadError::Corrupt;
+        let mut r = Reader::new(body);
+        let nseg = r.len(1 << 16).map_err(c)?;
+        let mut segments = Vec::with_capacity(nseg);
+        for _ in 0..nseg {
+            let name = r.str().map_err(c)?;
+            if !valid_segment_name(name) {
+                return Err(c(Corrupt::new("MANIFEST: bad segment name")));
+            }
+            segments.push(name.to_string());
+        }
+        let live_docs = r.varint().map_err(c)?;
+        let mut sum_lens = [0u64; FIELDS];
+        for l in sum_lens.iter_mut() {
+            *l = r.varint().map_err(c)?;
+        }
+        let n = r.len(body.len()).map_err(c)?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let path = r.str().map_err(c)?.to_string();
+            let size = r.varint().map_err(c)?;
+            let mtime_ns = r.ivarint().map_err(c)?;
+            let checked_ns = r.ivarint().map_err(c)?;
+            let blob = r.oid().map_err(c)?;
+            let seg = r.len(u32::MAX as usize).map_err(c)? as u32;
+            let doc = r.len(u32::MAX as usize).map_err(c)? as u32;
+            let ndocs = r.len(u32::MAX as usize).map_err(c)? as u32;
+            if seg != NONE && seg as usize >= segments.len() {
+                return Err(c(Corrupt::new(
+                    "MANIFEST: entry refers to a missing segment",
+                )));
+            }
+            entries.push(Entry {
+                path,
+                size,
+                mtime_ns,
+                checked_ns,
+                blob,
+                seg,
+                doc,
+                ndocs,
+            });
+        }
+        if !r.is_empty() {
+            return Err(c(Corrupt::new("MANIFEST: trailing bytes")));
+        }
+        if entries.windows(2).any(|w| w[0].path >= w[1].path) {
+            return Err(c(Corrupt::new("MANIFEST: entries out of order")));
+        }
+        Ok(Manifest {
+            segments,
+            entries,
+            live_docs,
+            sum_lens,
+        })
+    }
+}
+
+fn valid_segment_name(name: &str) -> bool {
+    name.starts_with("seg-")
+        && name.ends_with(".bin")
+        && name.len() < 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+}
+
+/// Why an index could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Corrupt data.
+    #[error("{0}")]
+    Corrupt(Corrupt),
+    /// Another format version.
+    #[error("index format version {0} (this build uses version {VERSION})")]
+    Version(u32),
+    /// A segment disappeared (a concurrent writer replaced the index): retry.
+    #[error("segment vanished")]
+    Vanished,
+    /// I/O failure.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<OpenError> for LoadError {
+    fn from(e: OpenError) -> Self {
+        match e {
+            OpenError::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => {
+                LoadError::Vanished
+            }
+            OpenError::Io(p, io) => LoadError::Io(format!("{}: {io}", p.display())),
+            OpenError::Corrupt(c) => LoadError::Corrupt(c),
+            OpenError::Version(v) => LoadError::Version(v),
+        }
+    }
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshReport {
+    /// Files in the source.
+    pub files: usize,
+    /// Live documents.
+    pub docs: u64,
+    /// Files parsed and tokenised.
+    pub tokenized: usize,
+    /// Changed files whose documents were found in existing segments.
+    pub reused: usize,
+    /// Files whose stat data changed but whose content did not.
+    pub touched: usize,
+    /// Files dropped.
+    pub removed: usize,
+    /// Whether segments were merged.
+    pub compacted: bool,
+    /// Whether the index was rebuilt from scratch (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuilt: Option<String>,
+    /// Segments after the refresh.
+    pub segments: usize,
+}
+
+/// An index ready for queries.
+#[derive(Debug)]
+pub struct Index {
+    /// Index directory.
+    pub dir: PathBuf,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Open segments (same order as the manifest's).
+    pub segments: Vec<Segment>,
+    /// Live flags per segment and document.
+    pub live: Vec<Vec<bool>>,
+    /// What the refresh did.
+    pub report: RefreshReport,
+    _temp: Option<TempDir>,
+}
+
+/// A directory removed on drop (index of a source whose own directory is not writable).
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Index {
+    /// Average length of each field over live documents.
+    pub fn avg_lens(&self) -> [f64; FIELDS] {
+        let n = self.manifest.live_docs.max(1) as f64;
+        let mut out = [0.0; FIELDS];
+        for (o, s) in out.iter_mut().zip(self.manifest.sum_lens) {
+            *o = (s as f64 / n).max(1.0);
+        }
+        out
+    }
+
+    /// Whether a document is live.
+    pub fn is_live(&self, seg: usize, doc: u32) -> bool {
+        self.live
+            .get(seg)
+            .and_then(|l| l.get(doc as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Live postings of a term across segments: `(segment, doc, tfs)`.
+    pub fn postings(&self, term: &str) -> Result<Vec<(usize, Posting)>, crate::Error> {
+        let mut out = Vec::new();
+        for (s, seg) in self.segments.iter().enumerate() {
+            let info = seg.lookup(term).map_err(|e| self.corrupt(e))?;
+            if let Some(info) = info {
+                for p in seg.postings(info).map_err(|e| self.corrupt(e))? {
+                    if self.is_live(s, p.0) {
+                        out.push((s, p));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The stored document of `(segment, doc)`.
+    pub fn stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
+        self.segments
+            .get(seg)
+            .ok_or_else(|| crate::Error::Corrupt(self.dir.clone(), "segment out of range".into()))?
+            .stored(doc)
+            .map_err(|e| self.corrupt(e))
+    }
+
+    fn corrupt(&self, e: OpenError) -> crate::Error {
+        crate::Error::Corrupt(self.dir.clone(), e.to_string())
+    }
+
+    /// Live documents as `(segment, doc, entry index)`.
+    pub fn live_docs(&self) -> Vec<(usize, u32, usize)> {
+        let mut out = Vec::new();
+        for (i, e) in self.manifest.entries.iter().enumerate() {
+            if e.seg != NONE {
+                for d in e.doc..e.doc + e.ndocs {
+                    out.push((e.seg as usize, d, i));
+                }
+            }
+        }
+        out
+    }
+
+    /// The entry of a path.
+    pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.manifest
+            .entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.manifest.entries[i])
+    }
+
+    /// Page ids of live documents, `(path, id)` in path order.
+    pub fn ids(&self) -> Result<Vec<(String, String)>, crate::Error> {
+        let metas: Vec<Vec<DocMeta>> = self
+            .segments
+            .iter()
+            .map(|s| s.doc_metas().map_err(|e| self.corrupt(e)))
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for e in &self.manifest.entries {
+            if e.seg != NONE
+                && let Some(m) = metas
+                    .get(e.seg as usize)
+                    .and_then(|m| m.get(e.doc as usize))
+                && let Some(id) = &m.id
+            {
+                out.push((e.path.clone(), id.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Options of [`open`].
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Throw the index away and rebuild it.
+    pub rebuild: bool,
+    /// Program name for stderr messages (`wiki-search`).
+    pub program: String,
+}
+
+fn now_ns() -> i64 {
+    // File-system time (compared with mtimes), deliberately not the pinned `--now` clock.
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// A unique temporary file path in `dir`.
+pub fn temp_path(dir: &Path, what: &str) -> PathBuf {
+    dir.join(format!("tmp-{what}-{}", unique()))
+}
+
+fn unique() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let seed = format!("{}-{}-{n}", std::process::id(), now_ns());
+    let h = codec::checksum(seed.as_bytes());
+    format!("{h:016x}")
+}
+
+fn load(dir: &Path) -> Result<Option<(Manifest, Vec<Segment>)>, LoadError> {
+    let bytes = match std::fs::read(dir.join("MANIFEST")) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(LoadError::Io(format!("{}: {e}", dir.display()))),
+    };
+    let manifest = Manifest::decode(&bytes)?;
+    let mut segments = Vec::with_capacity(manifest.segments.len());
+    for name in &manifest.segments {
+        segments.push(Segment::open(&dir.join(name))?);
+    }
+    for e in &manifest.entries {
+        if e.seg != NONE {
+            let seg = &segments[e.seg as usize];
+            if e.doc.checked_add(e.ndocs).is_none_or(|end| end > seg.ndocs) {
+                return Err(LoadError::Corrupt(Corrupt::new(
+                    "MANIFEST: entry refers to missing documents",
+                )));
+            }
+        }
+    }
+    Ok(Some((manifest, segments)))
+}
+
+/// What has to be done to bring a manifest up to date.
+struct Plan {
+    /// Indices (into the source list) of files to hash.
+    check: Vec<usize>,
+    /// Old entry of each source file, if any.
+    old: Vec<Option<usize>>,
+    removed: usize,
+}
+
+fn plan(files: &[SourceFile], m: &Manifest) -> Plan {
+    let mut check = Vec::new();
+    let mut old = Vec::with_capacity(files.len());
+    let mut j = 0;
+    let mut kept = 0;
+    for (i, f) in files.iter().enumerate() {
+        while j < m.entries.len() && m.entries[j].path < f.path {
+            j += 1;
+        }
+        let e = (j < m.entries.len() && m.entries[j].path == f.path).then_some(j);
+        old.push(e);
+        match e {
+            Some(k) => {
+                kept += 1;
+                let e = &m.entries[k];
+                let same = match f.blob {
+                    Some(b) => b == e.blob,
+                    None => {
+                        e.size == f.size
+                            && e.mtime_ns == f.mtime_ns
+                            && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
+                    }
+                };
+                if !same {
+                    check.push(i);
+                }
+            }
+            None => check.push(i),
+        }
+    }
+    Plan {
+        check,
+        old,
+        removed: m.entries.len() - kept,
+    }
+}
+
+fn wipe(dir: &Path) {
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name == "MANIFEST" || name.starts_with("seg-") || name.starts_with("tmp-") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Make sure `dir` exists and is writable; write the `.gitignore` of the index root.
+fn prepare_dir(dir: &Path) -> bool {
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    if let Some(parent) = dir.parent() {
+        let gi = parent.join(".gitignore");
+        if !gi.exists() {
+            let _ = std::fs::write(&gi, "*\n");
+        }
+    }
+    let probe = temp_path(dir, "probe");
+    match File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Open the index in `dir` for `source`, refreshing it first (see the module docs).
+pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, crate::Error> {
+    let mut temp = None;
+    let dir = if prepare_dir(dir) {
+        dir.to_path_buf()
+    } else {
+        let t = std::env::temp_dir().join(format!("wiki-search-index-{}", unique()));
+        std::fs::create_dir_all(&t).map_err(|e| crate::Error::Io(t.clone(), e))?;
+        wiki_cli::warn(
+            &opts.program,
+            &format!(
+                "cannot write the index in {}: using a temporary index",
+                dir.display()
+            ),
+        );
+        temp = Some(TempDir(t.clone()));
+        t
+    };
+    let files = source.list()?;
+    for _attempt in 0..5 {
+        // Lock-free fast path: nothing changed.
+        if !opts.rebuild {
+            match load(&dir) {
+                Ok(Some((m, segs))) => {
+                    let p = plan(&files, &m);
+                    if p.check.is_empty() && p.removed == 0 {
+                        return Ok(finish(
+                            dir,
+                            m,
+                            segs,
+                            RefreshReport::default(),
+                            files.len(),
+                            temp,
+                        ));
+                    }
+                }
+                Ok(None) => {}
+                Err(LoadError::Vanished) => continue,
+                Err(_) => {} // reported and repaired under the lock
+            }
+        }
+        let _lock = lock(&dir)?;
+        let mut rebuilt = None;
+        let (m, segs) = if opts.rebuild {
+            wipe(&dir);
+            rebuilt = Some("requested".to_string());
+            Default::default()
+        } else {
+            match load(&dir) {
+                Ok(Some(x)) => x,
+                Ok(None) => Default::default(),
+                Err(LoadError::Vanished) => continue,
+                Err(e) => {
+                    let why = match &e {
+                        LoadError::Version(_) => format!("from another format ({e})"),
+                        _ => format!("corrupt ({e})"),
+                    };
+                    wiki_cli::warn(
+                        &opts.program,
+                        &format!("index {} is {why}: rebuilding it", dir.display()),
+                    );
+                    wipe(&dir);
+                    rebuilt = Some(why);
+                    Default::default()
+                }
+            }
+        };
+        let (m, segs, mut report) = update(&dir, source, &files, m, segs)?;
+        report.rebuilt = rebuilt;
+        write_manifest(&dir, &m)?;
+        gc(&dir, &m);
+        return Ok(finish(dir, m, segs, report, files.len(), temp));
+    }
+    Err(crate::Error::Busy(dir))
+}
+
+fn finish(
+    dir: PathBuf,
+    manifest: Manifest,
+    segments: Vec<Segment>,
+    mut report: RefreshReport,
+    files: usize,
+    temp: Option<TempDir>,
+) -> Index {
+    let mut live: Vec<Vec<bool>> = segments
+        .iter()
+        .map(|s| vec![false; s.ndocs as usize])
+        .collect();
+    for e in &manifest.entries {
+        if e.seg != NONE {
+            for d in e.doc..e.doc + e.ndocs {
+                live[e.seg as usize][d as usize] = true;
+            }
+        }
+    }
+    report.files = files;
+    report.docs = manifest.live_docs;
+    report.segments = segments.len();
+    Index {
+        dir,
+        manifest,
+        segments,
+        live,
+        report,
+        _temp: temp,
+    }
+}
+
+/// The writer lock (released on drop).
+struct Lock(File);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+fn lock(dir: &Path) -> Result<Lock, crate::Error> {
+    let path = dir.join("lock");
+    let f = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| crate::Error::Io(path.clone(), e))?;
+    f.lock().map_err(|e| crate::Error::Io(path, e))?;
+    Ok(Lock(f))
+}
+
+fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), crate::Error> {
+    let tmp = temp_path(dir, "manifest");
+    std::fs::write(&tmp, m.encode()).map_err(|e| crate::Error::Io(tmp.clone(), e))?;
+    std::fs::rename(&tmp, dir.join("MANIFEST")).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        crate::Error::Io(dir.join("MANIFEST"), e)
+    })
+}
+
+fn gc(dir: &Path, m: &Manifest) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let unused_segment = name.starts_with("seg-") && !m.segments.iter().any(|s| *s == *name);
+        let old_temp = name.starts_with("tmp-")
+            && e.metadata()
+                .and_then(|md| md.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age.as_secs() > 3600);
+        if unused_segment || old_temp {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+type DocKey = (String, [u8; 20]);
+
+/// Bring `m` up to date with `files` (lock held).
+fn update(
+    dir: &Path,
+    source: &dyn Source,
+    files: &[SourceFile],
+    m: Manifest,
+    mut segs: Vec<Segment>,
+) -> Result<(Manifest, Vec<Segment>, RefreshReport), crate::Error> {
+    let p = plan(files, &m);
+    let now = now_ns();
+    let mut report = RefreshReport {
+        removed: p.removed,
+        ..Default::default()
+    };
+    let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
+    let check: std::collections::HashSet<usize> = p.check.iter().copied().collect();
+    // Read changed files (sequentially: sources such as git stores are not thread-safe).
+    let mut to_build: Vec<(usize, Vec<u8>, [u8; 20])> = Vec::new();
+    let mut reuse: Option<HashMap<DocKey, (u32, u32, u32)>> = None;
+    for (i, f) in files.iter().enumerate() {
+        let old = p.old[i].map(|k| &m.entries[k]);
+        if !check.contains(&i) {
+            if let Some(e) = old {
+                entries.push(e.clone());
+            }
+            continue;
+        }
+        let bytes = match source.read(f) {
+            Ok(b) => b,
+            Err(_) => {
+                // Unreadable (vanished or permission): index nothing for it this time.
+                continue;
+            }
+        };
+        let blob = f.blob.unwrap_or_else(|| codec::blob_id(&bytes));
+        let mut entry = Entry {
+            path: f.path.clone(),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            checked_ns: now,
+            blob,
+            seg: NONE,
+            doc: 0,
+            ndocs: 0,
+        };
+        if let Some(e) = old
+            && e.blob == blob
+        {
+            entry.seg = e.seg;
+            entry.doc = e.doc;
+            entry.ndocs = e.ndocs;
+            report.touched += 1;
+            entries.push(entry);
+            continue;
+        }
+        let map = match &mut reuse {
+            Some(map) => map,
+            None => reuse.insert(reuse_map(&segs)?),
+        };
+        if let Some(&(s, d, n)) = map.get(&(f.path.clone(), blob)) {
+            entry.seg = s;
+            entry.doc = d;
+            entry.ndocs = n;
+            report.reused += 1;
+            entries.push(entry);
+            continue;
+        }
+        to_build.push((entries.len(), bytes, blob));
+        entries.push(entry);
+    }
+    report.tokenized = to_build.len();
+    if !to_build.is_empty() {
+        let built: Vec<Vec<IndexDoc>> = to_build
+            .par_iter()
+            .map(|(ei, bytes, blob)| source.docs(&entries[*ei].path, bytes, *blob))
+            .collect();
+        let mut docs: Vec<IndexDoc> = Vec::new();
+        let seg_no = segs.len() as u32;
+        for ((ei, _, _), ds) in to_build.iter().zip(built) {
+            let e = &mut entries[*ei];
+            if !ds.is_empty() {
+                e.seg = seg_no;
+                e.doc = docs.len() as u32;
+                e.ndocs = ds.len() as u32;
+                docs.extend(ds);
+            }
+        }
+        if !docs.is_empty() {
+            let name = format!("seg-{}.bin", unique());
+            let path = dir.join(&name);
+            segment::write(&path, &docs).map_err(|e| crate::Error::Io(path.clone(), e))?;
+            segs.push(
+                Segment::open(&path).map_err(|e| crate::Error::Corrupt(path, e.to_string()))?,
+            );
+        }
+    }
+    let mut names: Vec<String> = segs
+        .iter()
+        .map(|s| {
+            s.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    // Drop segments without live documents, then compact when needed.
+    let live_total: u64 = entries.iter().map(|e| u64::from(e.ndocs)).sum();
+    let all_total: u64 = segs.iter().map(|s| u64::from(s.ndocs)).sum();
+    let dead = all_total.saturating_sub(live_total);
+    if segs.len() > MAX_SEGMENTS || (dead > 2 * live_total + 256) {
+        let (seg, name) = compact(dir, &segs, &mut entries)?;
+        segs = vec![seg];
+        names = vec![name];
+        report.compacted = true;
+    } else {
+        let used: Vec<bool> = (0..segs.len())
+            .map(|s| entries.iter().any(|e| e.seg as usize == s))
+            .collect();
+        if used.iter().any(|u| !u) {
+            let mut remap = vec![NONE; segs.len()];
+            let mut kept_segs = Vec::new();
+            let mut kept_names = Vec::new();
+            for (i, (s, n)) in segs.into_iter().zip(names).enumerate() {
+                if used[i] {
+                    remap[i] = kept_segs.len() as u32;
+                    kept_segs.push(s);
+                    kept_names.push(n);
+                }
+            }
+            for e in entries.iter_mut() {
+                if e.seg != NONE {
+                    e.seg = remap[e.seg as usize];
+                }
+            }
+            segs = kept_segs;
+            names = kept_names;
+        }
+    }
+    let mut sum_lens = [0u64; FIELDS];
+    let mut live_docs = 0u64;
+    for e in &entries {
+        if e.seg != NONE {
+            let s = &segs[e.seg as usize];
+            for d in e.doc..e.doc + e.ndocs {
+                for (acc, l) in sum_lens.iter_mut().zip(s.lens(d)) {
+                    *acc += u64::from(l);
+                }
+                live_docs += 1;
+            }
+        }
+    }
+    let m = Manifest {
+        segments: names,
+        entries,
+        live_docs,
+        sum_lens,
+    };
+    Ok((m, segs, report))
+}
+
+fn reuse_map(segs: &[Segment]) -> Result<HashMap<DocKey, (u32, u32, u32)>, crate::Error> {
+    let mut map: HashMap<DocKey, (u32, u32, u32)> = HashMap::new();
+    for (s, seg) in segs.iter().enumerate() {
+        let metas = seg
+            .doc_metas()
+            .map_err(|e| crate::Error::Corrupt(seg.path.clone(), e.to_string()))?;
+        let mut d = 0usize;
+        while d < metas.len() {
+            let mut end = d + 1;
+            while end < metas.len()
+                && metas[end].path == metas[d].path
+                && metas[end].blob == metas[d].blob
+            {
+                end += 1;
+            }
+            map.insert(
+                (metas[d].path.clone(), metas[d].blob),
+                (s as u32, d as u32, (end - d) as u32),
+            );
+            d = end;
+        }
+    }
+    Ok(map)
+}
+
+/// Merge the live documents of all segments into one new segment, renumbering `entries`.
+fn compact(
+    dir: &Path,
+    segs: &[Segment],
+    entries: &mut [Entry],
+) -> Result<(Segment, String), crate::Error> {
+    let err = |seg: &Segment, e: OpenError| crate::Error::Corrupt(seg.path.clone(), e.to_string());
+    // New numbering: entries in path order.
+    let mut remap: Vec<Vec<u32>> = segs.iter().map(|s| vec![NONE; s.ndocs as usize]).collect();
+    let mut metas_new: Vec<DocMeta> = Vec::new();
+    let mut stored_new: Vec<Vec<u8>> = Vec::new();
+    let metas: Vec<Vec<DocMeta>> = segs
+        .iter()
+        .map(|s| s.doc_metas().map_err(|e| err(s, e)))
+        .collect::<Result<_, _>>()?;
+    let stored: Vec<Vec<Vec<u8>>> = segs
+        .iter()
+        .map(|s| s.all_stored().map_err(|e| err(s, e)))
+        .collect::<Result<_, _>>()?;
+    for e in entries.iter_mut() {
+        if e.seg == NONE {
+            continue;
+        }
+        let s = e.seg as usize;
+        let first = metas_new.len() as u32;
+        for d in e.doc..e.doc + e.ndocs {
+            remap[s][d as usize] = metas_new.len() as u32;
+            metas_new.push(metas[s][d as usize].clone());
+            stored_new.push(stored[s][d as usize].clone());
+        }
+        e.seg = 0;
+        e.doc = first;
+    }
+    let mut merged: std::collections::BTreeMap<Vec<u8>, Vec<Posting>> = Default::default();
+    for (s, seg) in segs.iter().enumerate() {
+        for (term, list) in seg.all_terms().map_err(|e| err(seg, e))? {
+            let kept: Vec<Posting> = list
+                .into_iter()
+                .filter_map(|(d, tfs)| {
+                    let n = remap[s][d as usize];
+                    (n != NONE).then_some((n, tfs))
+                })
+                .collect();
+            if !kept.is_empty() {
+                merged.entry(term).or_default().extend(kept);
+            }
+        }
+    }
+    for list in merged.values_mut() {
+        list.sort_unstable_by_key(|p| p.0);
+    }
+    let name = format!("seg-{}.bin", unique());
+    let path = dir.join(&name);
+    let stored_refs: Vec<&[u8]> = stored_new.iter().map(Vec::as_slice).collect();
+    segment::write_parts(
+        &path,
+        &metas_new,
+        &stored_refs,
+        merged.iter().map(|(t, p)| (t.as_slice(), p.as_slice())),
+    )
+    .map_err(|e| crate::Error::Io(path.clone(), e))?;
+    let seg = Segment::open(&path).map_err(|e| crate::Error::Corrupt(path, e.to_string()))?;
+    Ok((seg, name))
+}
