@@ -115,6 +115,7 @@
 
 #![deny(missing_docs)]
 
+mod branches;
 mod commit;
 mod env;
 mod error;

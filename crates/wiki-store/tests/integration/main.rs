@@ -3,6 +3,7 @@
 mod common;
 
 mod branch;
+mod branches;
 mod concurrency;
 mod human;
 mod perf;
