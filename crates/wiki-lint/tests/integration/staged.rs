@@ -1,0 +1,237 @@
+//! `wiki-lint --staged`: the git index, not the working tree; cross-page checks against HEAD
+//! plus the staged changes; only staged pages reported.
+
+use wiki_testkit::{Vault, page};
+
+use crate::common::*;
+
+fn staged(v: &Vault, args: &[&str]) -> wiki_testkit::Run {
+    let mut all = vec!["--staged"];
+    all.extend_from_slice(args);
+    v.run("wiki-lint", &all)
+}
+
+fn base_vault() -> Vault {
+    let v = Vault::with_git();
+    v.write(
+        "sources/base.md",
+        clean("source", "source.base", &[], "# Base\n"),
+    );
+    v.write(
+        "entities/alpha.md",
+        clean(
+            "entity",
+            "entity.alpha",
+            &["claims:", "  - {id: claim.alpha.db, text: Alpha uses PostgreSQL., evidence: [{sourceId: source.base}]}"],
+            "See [Base](../sources/base.md).\n",
+        ),
+    );
+    v.commit_all("base");
+    v
+}
+
+#[test]
+fn nothing_staged_is_clean() {
+    let v = base_vault();
+    // Unstaged problems are not the commit's business.
+    v.write("entities/alpha.md", "---\nid: [broken\n---\n");
+    v.write("entities/untracked.md", "no frontmatter\n");
+    let run = staged(&v, &[]);
+    run.expect_code(0);
+    assert_eq!(findings(&run), vec![]);
+    assert_eq!(summary(&run)["mode"], "staged");
+    assert_eq!(summary(&run)["pages"], 0);
+}
+
+#[test]
+fn staged_version_is_linted_not_the_working_tree() {
+    let v = base_vault();
+    // Stage a version with an error, then fix it in the working tree only.
+    v.write(
+        "entities/beta.md",
+        page(
+            &[
+                "pageType: entity",
+                "sourceIds: s",
+                &format!("updatedAt: {FRESH}"),
+            ],
+            "",
+        ),
+    );
+    v.git(&["add", "entities/beta.md"]);
+    v.write("entities/beta.md", clean("entity", "entity.beta", &[], ""));
+    let run = staged(&v, &[]);
+    run.expect_code(1);
+    assert_eq!(
+        findings(&run),
+        vec![(
+            "entities/beta.md".into(),
+            "missing-id".into(),
+            None,
+            "Missing `id` frontmatter.".into()
+        )]
+    );
+    assert_eq!(summary(&run)["pages"], 1);
+    // The other way round: a clean staged version and a broken working tree.
+    v.git(&["add", "entities/beta.md"]);
+    v.write("entities/beta.md", "---\nid: [broken\n---\n");
+    let run = staged(&v, &[]);
+    run.expect_code(0);
+    assert_eq!(findings(&run), vec![]);
+}
+
+#[test]
+fn only_staged_pages_are_reported() {
+    let v = base_vault();
+    // A committed problem elsewhere (questions) does not block an unrelated commit.
+    v.write(
+        "entities/old.md",
+        clean(
+            "entity",
+            "entity.old",
+            &["questions: Open?"],
+            "[[nowhere]]\n",
+        ),
+    );
+    v.commit_all("old problems");
+    v.write(
+        "entities/new.md",
+        clean("entity", "entity.new", &["questions: [a, b]"], ""),
+    );
+    v.git(&["add", "-A"]);
+    let run = staged(&v, &[]);
+    run.expect_code(0);
+    assert_eq!(
+        findings(&run),
+        vec![(
+            "entities/new.md".into(),
+            "open-question".into(),
+            Some(6),
+            "Page lists 2 open questions.".into()
+        )]
+    );
+    staged(&v, &["--deny", "warning"]).expect_code(1);
+}
+
+#[test]
+fn cross_page_checks_see_head_plus_staged_changes() {
+    let v = base_vault();
+    // A page added in the same commit is a valid link target; an untracked one is not.
+    v.write(
+        "entities/friend.md",
+        clean("entity", "entity.friend", &[], ""),
+    );
+    v.write(
+        "entities/untracked.md",
+        clean("entity", "entity.untracked", &[], ""),
+    );
+    v.write(
+        "entities/beta.md",
+        clean(
+            "entity",
+            // Same id as a HEAD page, and a competing claim.
+            "entity.alpha",
+            &["claims:", "  - {id: claim.alpha.db, text: Alpha uses MySQL., evidence: [{sourceId: source.base}]}"],
+            "[[friend]] [[untracked]] [[alpha]] [B](../sources/base.md)\n",
+        ),
+    );
+    v.git(&["add", "entities/beta.md", "entities/friend.md"]);
+    let run = staged(&v, &["--format", "text"]);
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "entities/beta.md:7: warning: Claim cluster `claim.alpha.db` has competing variants across 2 pages. [claim-conflict]\n\
+         entities/beta.md:3: error: Duplicate page id `entity.alpha`. [duplicate-id]\n\
+         entities/beta.md:10: warning: Broken wikilink target `untracked`. [broken-wikilink]\n\
+         1 error, 2 warnings in 2 pages\n"
+    );
+}
+
+#[test]
+fn unstaged_edits_of_other_pages_do_not_hide_conflicts() {
+    let v = base_vault();
+    // HEAD's alpha has id entity.alpha; the working tree renames it (not staged).
+    let edited = v
+        .read("entities/alpha.md")
+        .replace("id: entity.alpha", "id: entity.renamed");
+    v.write("entities/alpha.md", edited);
+    v.write("entities/copy.md", clean("entity", "entity.alpha", &[], ""));
+    v.git(&["add", "entities/copy.md"]);
+    let run = staged(&v, &[]);
+    run.expect_code(1);
+    assert_eq!(
+        findings(&run),
+        vec![(
+            "entities/copy.md".into(),
+            "duplicate-id".into(),
+            Some(3),
+            "Duplicate page id `entity.alpha`.".into()
+        )]
+    );
+}
+
+#[test]
+fn staged_deletion_reports_links_it_breaks() {
+    let v = base_vault();
+    v.git(&["rm", "-q", "sources/base.md"]);
+    let run = staged(&v, &[]);
+    run.expect_code(0);
+    assert_eq!(
+        findings(&run),
+        vec![(
+            "entities/alpha.md".into(),
+            "broken-wikilink".into(),
+            Some(10),
+            "Broken wikilink target `sources/base.md`.".into()
+        )]
+    );
+}
+
+#[test]
+fn staged_invalid_frontmatter_blocks() {
+    let v = base_vault();
+    v.write(
+        "concepts/bad.md",
+        "---\npageType: concept\nid: [oops\n---\n",
+    );
+    v.git(&["add", "concepts/bad.md"]);
+    let run = staged(&v, &[]);
+    run.expect_code(1);
+    let f = findings(&run);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].1, "invalid-frontmatter");
+    assert!(f[0].3.starts_with("Frontmatter failed to parse: "), "{f:?}");
+    assert_eq!(summary(&run)["pageErrors"], 1);
+}
+
+#[test]
+fn vault_in_a_sub_folder_of_the_repository() {
+    // Repository at <temp>, vault at <temp>/vault; run from the repository top level.
+    let v = Vault::new();
+    let git = |args: &[&str]| {
+        let mut c = std::process::Command::new("git");
+        c.args(args).current_dir(v.temp());
+        wiki_testkit::isolate(&mut c, v.home());
+        wiki_testkit::output(c, None).expect_code(0).clone()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    v.write("entities/a.md", clean("entity", "entity.a", &[], ""));
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "a"]);
+    v.write(
+        "entities/b.md",
+        clean("entity", "entity.a", &[], "[[a]] [[zzz]]\n"),
+    );
+    git(&["add", "-A"]);
+    let vault = v.root.to_string_lossy().into_owned();
+    let mut cmd = v.command("wiki-lint");
+    cmd.args(["--staged", "--vault", &vault, "--format", "github"])
+        .current_dir(v.temp());
+    let run = wiki_testkit::output(cmd, None);
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "::error file=vault/entities/b.md,line=3,title=duplicate-id::Duplicate page id `entity.a`.\n\
+         ::warning file=vault/entities/b.md,line=8,title=broken-wikilink::Broken wikilink target `zzz`.\n"
+    );
+}
