@@ -1,0 +1,1 @@
+openclaw wiki compile --json

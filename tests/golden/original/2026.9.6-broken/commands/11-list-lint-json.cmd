@@ -1,0 +1,1 @@
+openclaw wiki lint --json

@@ -1,0 +1,1 @@
+openclaw wiki get concepts/list-frontmatter.md

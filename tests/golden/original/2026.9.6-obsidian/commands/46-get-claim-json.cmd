@@ -1,0 +1,1 @@
+openclaw wiki get claim.alpha.db --json

@@ -1,0 +1,1 @@
+openclaw wiki get claim:claim.alpha.db --lines 3

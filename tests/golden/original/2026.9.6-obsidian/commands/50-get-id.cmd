@@ -1,0 +1,1 @@
+openclaw wiki get entity.alpha --lines 5

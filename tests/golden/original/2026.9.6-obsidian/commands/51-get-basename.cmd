@@ -1,0 +1,1 @@
+openclaw wiki get alpha --lines 3

@@ -1,0 +1,1 @@
+openclaw wiki get concepts/大语言模型概述 --json

@@ -1,0 +1,1 @@
+openclaw wiki get no-such-page

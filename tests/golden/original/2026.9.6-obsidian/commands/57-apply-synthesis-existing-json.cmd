@@ -1,0 +1,1 @@
+openclaw wiki apply synthesis Database\ Choices --body Updated\ comparison\ of\ engines. --source-id source.alpha --source-id source.beta --question Which\ engine\ for\ analytics\? --confidence 0.4 --json

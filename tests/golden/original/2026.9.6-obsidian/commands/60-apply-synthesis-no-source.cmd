@@ -1,0 +1,1 @@
+openclaw wiki apply synthesis No\ Source --body x

@@ -1,0 +1,1 @@
+openclaw wiki apply metadata no-such-page --status review
