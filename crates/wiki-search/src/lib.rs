@@ -31,6 +31,11 @@
 //! bm25f(d) = Σ_t idf(t) · tf̃(t,d) / (k1 + tf̃(t,d)),  k1 = 1.2
 //! ```
 //!
+//! Stop words ([`tokenize::STOP_WORDS`]) are ignored when the query has other terms. In
+//! `find-person` mode the weights are title 3, ids 5, path 1, claims 1, route 4, meta 1, body 0.5
+//! ([`rank::WEIGHTS_PERSON`]); in `route-question` mode title 2, ids 2, path 0.5, claims 1.5,
+//! route 5, meta 1, body 0.75 ([`rank::WEIGHTS_ROUTE`]).
+//!
 //! *Coverage units* are the query's words and CJK terms that are not stop words (whole
 //! identifiers such as `claim.alpha.db` add score but are not units). A page is a hit when it
 //! contains at least half of the units (rounded up), so a page holding most of the query's words

@@ -250,6 +250,19 @@ pub fn page_hit(
 
 /// BM25F field weights: title, ids, path, claims, route, meta, body.
 pub const WEIGHTS: [f64; FIELDS] = [3.0, 3.0, 1.0, 2.0, 1.5, 1.0, 1.0];
+/// Field weights in `find-person` mode (identity and routing fields count more).
+pub const WEIGHTS_PERSON: [f64; FIELDS] = [3.0, 5.0, 1.0, 1.0, 4.0, 1.0, 0.5];
+/// Field weights in `route-question` mode (routing fields count most).
+pub const WEIGHTS_ROUTE: [f64; FIELDS] = [2.0, 2.0, 0.5, 1.5, 5.0, 1.0, 0.75];
+
+/// The field weights of a mode.
+pub fn weights(mode: Mode) -> &'static [f64; FIELDS] {
+    match mode {
+        Mode::FindPerson => &WEIGHTS_PERSON,
+        Mode::RouteQuestion => &WEIGHTS_ROUTE,
+        _ => &WEIGHTS,
+    }
+}
 /// BM25F length normalisation per field.
 pub const B: [f64; FIELDS] = [0.5, 0.5, 0.5, 0.6, 0.5, 0.6, 0.75];
 /// BM25 saturation.
@@ -387,7 +400,12 @@ fn bm25f(
     let n = index.manifest.live_docs as f64;
     let mut acc: HashMap<(usize, u32), Acc> = HashMap::new();
     let mut idfs = vec![0.0; prep.terms.len()];
+    let has_content = prep.terms.iter().any(|t| !t.stop);
     for (ti, t) in prep.terms.iter().enumerate() {
+        if t.stop && has_content {
+            // Stop words only count when the query has nothing else.
+            continue;
+        }
         let postings = index.postings(&t.term)?;
         if postings.is_empty() {
             continue;
@@ -438,7 +456,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     if prep.terms.is_empty() {
         return Ok(Vec::new());
     }
-    let (scores, idfs) = bm25f(index, &prep, &WEIGHTS)?;
+    let (scores, idfs) = bm25f(index, &prep, weights(q.mode))?;
     let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
     // Gate and relevance.
     let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new(); // key, relevance, prior
