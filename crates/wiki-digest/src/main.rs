@@ -1,4 +1,8 @@
+//! `wiki-digest`: compiled data from page records or the vault (see `wiki_digest::cmd::digest`).
+
 fn main() -> std::process::ExitCode {
-    eprintln!("not implemented yet");
-    std::process::ExitCode::from(2)
+    let cli: wiki_digest::cmd::digest::Cli = wiki_cli::parse_args();
+    wiki_cli::main_wrapper("wiki-digest", || {
+        wiki_digest::cmd::digest::run(&cli.global, &cli.args)
+    })
 }

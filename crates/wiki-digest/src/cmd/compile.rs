@@ -1,0 +1,161 @@
+//! `wiki compile`: compile the vault and commit the result.
+
+use serde::Serialize;
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
+use wiki_parse::layout::RenderMode;
+use wiki_parse::{PageError, PageInfo};
+
+use crate::compile::{CompileOptions, compile};
+use crate::context::{CommitSpec, VaultContext};
+use crate::pages::PageCounts;
+
+/// Compile the vault: Related blocks, indexes, the nine dashboards and the compiled cache
+/// (`.openclaw-wiki/cache/agent-digest.json`, `claims.jsonl`), committed as one commit.
+///
+/// Only files whose bytes change are written; a compile that changes nothing makes no commit.
+/// The commit carries the trailers `Wiki-Op: compile`, `Wiki-Page: <path>` per changed file (at
+/// most 50, then `Wiki-Pages-More: N`) and `Wiki-Agent: <agent or branch>`. With `--agent ID`
+/// the branch `agents/<ID>` is compiled from its own tree without checkout (created from the
+/// current branch on first write).
+///
+/// Pages that cannot be parsed are reported on stderr as `path:line: message`, left untouched,
+/// left out of the compiled files and listed in the digest's `frontmatterErrors`; the rest of
+/// the vault is compiled and the exit status stays 0 (`wiki lint` reports them as findings).
+///
+/// Exit status: 0 compiled (or, with `--check`, already current); 1 with `--check` when a
+/// compile would change files; 2 usage or runtime error (not a vault, git failure, lock
+/// timeout, a concurrent writer moved the branch).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Write nothing: print the files a compile would change, one per line, and exit 1 if there
+    /// are any (0 when the compiled files are current). For CI, like a stale lockfile check.
+    #[arg(long)]
+    pub check: bool,
+
+    /// Link style for this run: native (`[Title](relative/path.md)`) or obsidian
+    /// (`[[path|Title]]`). Default: `renderMode` in .openclaw-wiki/state.json, else native.
+    #[arg(long, value_name = "MODE", value_parser = ["native", "obsidian"])]
+    pub render_mode: Option<String>,
+
+    /// Leave the Related blocks of pages alone.
+    #[arg(long)]
+    pub no_backlinks: bool,
+
+    /// Leave the dashboards under reports/ alone.
+    #[arg(long)]
+    pub no_dashboards: bool,
+}
+
+/// The `--json` output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompileReport<'a> {
+    /// Absolute vault root.
+    pub vault_root: String,
+    /// Pages per kind after the compile.
+    pub page_counts: PageCounts,
+    /// Parsed pages after the compile, in title order.
+    pub pages: &'a [PageInfo],
+    /// Pages that failed to parse.
+    pub frontmatter_errors: &'a [PageError],
+    /// Claims over all pages.
+    pub claim_count: usize,
+    /// Vault paths written (with `--check`: that would be written), in write order.
+    pub updated_files: Vec<&'a str>,
+    /// `native` or `obsidian`.
+    pub render_mode: &'static str,
+    /// Whether this was `--check`.
+    pub check: bool,
+    /// The branch compiled (absent for a detached `HEAD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The compile commit, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The commit recording hand edits first, when one was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human_commit: Option<String>,
+}
+
+/// Run `wiki compile`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format = global.format_among(Format::Text, &[Format::Text, Format::Json])?;
+    let mut ctx = VaultContext::open(global)?;
+    if !args.check {
+        ctx.lock()?;
+    }
+    let snapshot = ctx.snapshot()?;
+    let mut opts = CompileOptions::new(ctx.now()?);
+    opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
+    opts.backlinks = !args.no_backlinks;
+    opts.dashboards = !args.no_dashboards;
+    let result = compile(&snapshot, &opts);
+    for e in &result.errors {
+        eprintln!("{e}");
+    }
+    let mut commit = None;
+    let mut human_commit = None;
+    if !args.check && !result.changes.is_empty() {
+        let n = result.changes.len();
+        let spec = CommitSpec::new(
+            "compile",
+            format!(
+                "Compile wiki vault: {n} file{} updated",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+        let outcome = ctx.commit(&result.changes, &spec)?;
+        commit = outcome.commit.map(|c| c.to_string());
+        human_commit = outcome.human_commit.map(|c| c.to_string());
+        let details = serde_json::json!({
+            "pageCounts": result.page_counts.to_json(),
+            "updatedFiles": result.updated_files(),
+        });
+        if let Err(e) = ctx.append_log("compile", details) {
+            wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
+        }
+    }
+    let mut out = Output::new();
+    let updated = result.updated_files();
+    match format {
+        Format::Json => out.json(&CompileReport {
+            vault_root: ctx.root().display().to_string(),
+            page_counts: result.page_counts,
+            pages: &result.pages,
+            frontmatter_errors: &result.errors,
+            claim_count: result.claim_count,
+            updated_files: updated.clone(),
+            render_mode: result.render_mode.as_str(),
+            check: args.check,
+            branch: ctx.branch().map(str::to_string),
+            commit,
+            human_commit,
+        })?,
+        _ if args.check => {
+            for p in &updated {
+                out.line(p)?;
+            }
+        }
+        _ => out.line(&format!(
+            "Compiled wiki vault at {} ({} pages, {} indexes updated).",
+            ctx.root().display(),
+            result.page_counts.total(),
+            updated.len()
+        ))?,
+    }
+    out.flush()?;
+    if args.check && !updated.is_empty() {
+        if format == Format::Text {
+            wiki_cli::warn(
+                "wiki compile",
+                &format!(
+                    "{} compiled file{} out of date; run `wiki compile`",
+                    updated.len(),
+                    if updated.len() == 1 { " is" } else { "s are" }
+                ),
+            );
+        }
+        return Ok(exit::FOUND);
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,266 @@
+//! The machine-facing compiled cache: `.openclaw-wiki/cache/agent-digest.json` and
+//! `.openclaw-wiki/cache/claims.jsonl` (reference §4.5, §4.6, Era A schema).
+//!
+//! # `agent-digest.json`
+//!
+//! `JSON.stringify(digest, null, 2)` plus a newline. Keys, in order:
+//!
+//! ```text
+//! pageCounts {entity, concept, source, synthesis, report}
+//! claimCount
+//! claimHealth {freshness {fresh, aging, stale, unknown}, contested, lowConfidence, missingEvidence}
+//! contradictionClusters [{key, label, kind: page-note|claim-id, entryCount, paths}]   (by label)
+//! frontmatterErrors [{path, line, message}]   (only when some page failed to parse; our addition)
+//! pages [ (every parsed page, by path)
+//!   {id?, title, kind, path, aliases, sourceIds, questions, contradictions, bestUsedFor,
+//!    notEnoughFor, relationshipCount, topRelationships (first 5), pageType?, entityType?,
+//!    canonicalId?, confidence?, privacyTier?, personCard?, freshnessLevel, lastTouchedAt?,
+//!    lastRefreshedAt?, claimCount,
+//!    topClaims (first 5 in claim order) [{id?, text, status, confidence?, evidenceCount,
+//!      missingEvidence, evidence, freshnessLevel, lastTouchedAt?}]} ]
+//! ```
+//!
+//! Optional keys (`?`) are omitted when absent. A vault whose pages all parse gets exactly the
+//! bytes the original plugin writes.
+//!
+//! # `claims.jsonl`
+//!
+//! One compact JSON object per claim (pages in title order, each page's claims in claim order),
+//! then the lines sorted with `localeCompare` ([`locale_cmp`]), joined with `\n`, plus a final
+//! `\n` (no claims: the file is a single `\n`). Keys: `id?, pageId?, pageTitle, pageKind,
+//! pagePath, pageType?, entityType?, canonicalId?, aliases, text, status, confidence?, sourceIds,
+//! evidenceKinds, privacyTiers, evidenceCount, missingEvidence, evidence, freshnessLevel,
+//! lastTouchedAt?`.
+
+use serde_json::{Map, Value};
+use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp, sorted_claims};
+use wiki_parse::time::{FreshnessLevel, claim_freshness, page_freshness};
+use wiki_parse::{PageError, PageInfo};
+
+use crate::json::{self, put_opt, put_str};
+use crate::pages::PageCounts;
+
+/// Build `agent-digest.json` (the whole file, newline included). `pages` in title order.
+pub fn agent_digest(
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+) -> String {
+    let mut root = Map::new();
+    root.insert("pageCounts".into(), counts.to_json());
+    let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
+    root.insert("claimCount".into(), Value::from(claim_count));
+    root.insert("claimHealth".into(), claim_health(pages, now_ms));
+    root.insert("contradictionClusters".into(), clusters(pages));
+    if !errors.is_empty() {
+        let errs: Vec<Value> = errors
+            .iter()
+            .map(|e| serde_json::json!({"path": e.path, "line": e.line, "message": e.message}))
+            .collect();
+        root.insert("frontmatterErrors".into(), Value::Array(errs));
+    }
+    let mut by_path: Vec<&PageInfo> = pages.to_vec();
+    by_path.sort_by(|a, b| locale_cmp(&a.path, &b.path));
+    let entries: Vec<Value> = by_path.iter().map(|p| digest_page(p, now_ms)).collect();
+    root.insert("pages".into(), Value::Array(entries));
+    let mut out = json::to_pretty(&Value::Object(root));
+    out.push('\n');
+    out
+}
+
+fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
+    let (mut fresh, mut aging, mut stale, mut unknown) = (0usize, 0usize, 0usize, 0usize);
+    let (mut contested, mut low, mut missing) = (0usize, 0usize, 0usize);
+    for p in pages {
+        for c in &p.summary.claims {
+            match claim_freshness(c, p.summary.updated_at.as_deref(), now_ms).level {
+                FreshnessLevel::Fresh => fresh += 1,
+                FreshnessLevel::Aging => aging += 1,
+                FreshnessLevel::Stale => stale += 1,
+                FreshnessLevel::Unknown => unknown += 1,
+            }
+            if c.is_contested() {
+                contested += 1;
+            }
+            if c.confidence.is_some_and(|x| x < 0.5) {
+                low += 1;
+            }
+            if c.evidence.is_empty() {
+                missing += 1;
+            }
+        }
+    }
+    serde_json::json!({
+        "freshness": {"fresh": fresh, "aging": aging, "stale": stale, "unknown": unknown},
+        "contested": contested,
+        "lowConfidence": low,
+        "missingEvidence": missing,
+    })
+}
+
+fn clusters(pages: &[&PageInfo]) -> Value {
+    let all = contradiction_clusters(pages);
+    // Page-note clusters first, then claim-id clusters, then a stable sort by label (as upstream).
+    let mut ordered: Vec<_> = all
+        .iter()
+        .filter(|c| c.kind == ClusterKind::PageNote)
+        .chain(all.iter().filter(|c| c.kind == ClusterKind::ClaimId))
+        .collect();
+    ordered.sort_by(|a, b| locale_cmp(&a.label, &b.label));
+    Value::Array(
+        ordered
+            .into_iter()
+            .map(|c| {
+                serde_json::json!({
+                    "key": c.key,
+                    "label": c.label,
+                    "kind": match c.kind {
+                        ClusterKind::PageNote => "page-note",
+                        ClusterKind::ClaimId => "claim-id",
+                    },
+                    "entryCount": c.entries.len(),
+                    "paths": c.paths,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn strings(v: &[String]) -> Value {
+    Value::Array(v.iter().map(|s| Value::String(s.clone())).collect())
+}
+
+fn digest_page(p: &PageInfo, now_ms: i64) -> Value {
+    let s = &p.summary;
+    let mut m = Map::new();
+    put_str(&mut m, "id", s.id.as_deref());
+    m.insert("title".into(), Value::String(p.title.clone()));
+    m.insert("kind".into(), Value::String(p.kind.as_str().into()));
+    m.insert("path".into(), Value::String(p.path.clone()));
+    m.insert("aliases".into(), strings(&s.aliases));
+    m.insert("sourceIds".into(), strings(&s.source_ids));
+    m.insert("questions".into(), strings(&s.questions));
+    m.insert("contradictions".into(), strings(&s.contradictions));
+    m.insert("bestUsedFor".into(), strings(&s.best_used_for));
+    m.insert("notEnoughFor".into(), strings(&s.not_enough_for));
+    m.insert(
+        "relationshipCount".into(),
+        Value::from(s.relationships.len()),
+    );
+    m.insert(
+        "topRelationships".into(),
+        json::to_value(&s.relationships.iter().take(5).collect::<Vec<_>>()),
+    );
+    put_str(&mut m, "pageType", s.page_type.as_deref());
+    put_str(&mut m, "entityType", s.entity_type.as_deref());
+    put_str(&mut m, "canonicalId", s.canonical_id.as_deref());
+    put_opt(&mut m, "confidence", json::opt_number(s.confidence));
+    put_str(&mut m, "privacyTier", s.privacy_tier.as_deref());
+    put_opt(
+        &mut m,
+        "personCard",
+        s.person_card.as_ref().map(json::to_value),
+    );
+    let f = page_freshness(s.updated_at.as_deref(), now_ms);
+    m.insert(
+        "freshnessLevel".into(),
+        Value::String(f.level.as_str().into()),
+    );
+    put_str(&mut m, "lastTouchedAt", f.last_touched_at.as_deref());
+    put_str(&mut m, "lastRefreshedAt", s.last_refreshed_at.as_deref());
+    m.insert("claimCount".into(), Value::from(s.claims.len()));
+    let top: Vec<Value> = sorted_claims(p, now_ms)
+        .into_iter()
+        .take(5)
+        .map(|rc| {
+            let c = rc.claim;
+            let mut cm = Map::new();
+            put_str(&mut cm, "id", c.id.as_deref());
+            cm.insert("text".into(), Value::String(c.text.clone()));
+            cm.insert("status".into(), Value::String(c.normalized_status()));
+            put_opt(&mut cm, "confidence", json::opt_number(c.confidence));
+            cm.insert("evidenceCount".into(), Value::from(c.evidence.len()));
+            cm.insert("missingEvidence".into(), Value::Bool(c.evidence.is_empty()));
+            cm.insert("evidence".into(), json::to_value(&c.evidence));
+            cm.insert(
+                "freshnessLevel".into(),
+                Value::String(rc.freshness.level.as_str().into()),
+            );
+            put_str(
+                &mut cm,
+                "lastTouchedAt",
+                rc.freshness.last_touched_at.as_deref(),
+            );
+            Value::Object(cm)
+        })
+        .collect();
+    m.insert("topClaims".into(), Value::Array(top));
+    Value::Object(m)
+}
+
+/// The `claims.jsonl` lines, sorted. `pages` in title order.
+pub fn claim_lines(pages: &[&PageInfo], now_ms: i64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for p in pages {
+        let s = &p.summary;
+        for rc in sorted_claims(p, now_ms) {
+            let c = rc.claim;
+            let mut m = Map::new();
+            put_str(&mut m, "id", c.id.as_deref());
+            put_str(&mut m, "pageId", s.id.as_deref());
+            m.insert("pageTitle".into(), Value::String(p.title.clone()));
+            m.insert("pageKind".into(), Value::String(p.kind.as_str().into()));
+            m.insert("pagePath".into(), Value::String(p.path.clone()));
+            put_str(&mut m, "pageType", s.page_type.as_deref());
+            put_str(&mut m, "entityType", s.entity_type.as_deref());
+            put_str(&mut m, "canonicalId", s.canonical_id.as_deref());
+            m.insert("aliases".into(), strings(&s.aliases));
+            m.insert("text".into(), Value::String(c.text.clone()));
+            m.insert("status".into(), Value::String(c.normalized_status()));
+            put_opt(&mut m, "confidence", json::opt_number(c.confidence));
+            m.insert("sourceIds".into(), strings(&s.source_ids));
+            let mut kinds: Vec<String> = Vec::new();
+            for k in c.evidence.iter().filter_map(|e| e.kind.as_ref()) {
+                if !kinds.contains(k) {
+                    kinds.push(k.clone());
+                }
+            }
+            m.insert("evidenceKinds".into(), strings(&kinds));
+            let mut tiers: Vec<String> = Vec::new();
+            let candidates = s
+                .privacy_tier
+                .iter()
+                .chain(s.person_card.iter().filter_map(|c| c.privacy_tier.as_ref()))
+                .chain(c.evidence.iter().filter_map(|e| e.privacy_tier.as_ref()));
+            for t in candidates {
+                if !tiers.contains(t) {
+                    tiers.push(t.clone());
+                }
+            }
+            m.insert("privacyTiers".into(), strings(&tiers));
+            m.insert("evidenceCount".into(), Value::from(c.evidence.len()));
+            m.insert("missingEvidence".into(), Value::Bool(c.evidence.is_empty()));
+            m.insert("evidence".into(), json::to_value(&c.evidence));
+            m.insert(
+                "freshnessLevel".into(),
+                Value::String(rc.freshness.level.as_str().into()),
+            );
+            put_str(
+                &mut m,
+                "lastTouchedAt",
+                rc.freshness.last_touched_at.as_deref(),
+            );
+            lines.push(json::to_compact(&Value::Object(m)));
+        }
+    }
+    lines.sort_by(|a, b| locale_cmp(a, b));
+    lines
+}
+
+/// Build `claims.jsonl` (the whole file). `pages` in title order.
+pub fn claims_jsonl(pages: &[&PageInfo], now_ms: i64) -> String {
+    let mut out = claim_lines(pages, now_ms).join("\n");
+    out.push('\n');
+    out
+}

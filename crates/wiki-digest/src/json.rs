@@ -1,0 +1,305 @@
+//! JSON text exactly as JavaScript's `JSON.stringify` writes it, so compiled files match the
+//! original plugin byte for byte.
+//!
+//! * numbers: integral values without a fraction (`1`, not `1.0`), others in the shortest form
+//!   that reads back as the same double, with JavaScript's choice between plain and exponent
+//!   notation (`0.000001`, `1e-7`, `1e+21`);
+//! * strings: `"` and `\` escaped, `\b \f \n \r \t`, other control characters as `\u00xx`,
+//!   everything else (non-ASCII included) written as is;
+//! * [`to_pretty`] is `JSON.stringify(value, null, 2)`: two-space indentation, `"key": value`,
+//!   empty arrays and objects as `[]` and `{}`.
+//!
+//! Also [`to_fixed`], JavaScript's `Number.prototype.toFixed` (ties round away from zero on the
+//! exact binary value, unlike Rust's `{:.2}`).
+
+use serde_json::{Map, Number, Value};
+
+/// A JSON number for `x`, integral when `x` has no fraction (as JavaScript prints it).
+pub fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        Value::from(x as i64)
+    } else {
+        Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// `Some(number)` for a present finite value.
+pub fn opt_number(x: Option<f64>) -> Option<Value> {
+    x.map(number)
+}
+
+/// Insert `key: value` when `value` is present.
+pub fn put_opt(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(v) = value {
+        map.insert(key.to_string(), v);
+    }
+}
+
+/// Insert `key: "string"` when the string is present.
+pub fn put_str(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        map.insert(key.to_string(), Value::String(v.to_string()));
+    }
+}
+
+/// Convert a serialisable value (e.g. a wiki-parse struct) to JSON with JavaScript numbers.
+pub fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    let mut v = serde_json::to_value(value).unwrap_or(Value::Null);
+    normalize_numbers(&mut v);
+    v
+}
+
+/// Rewrite integral floating-point numbers as integers, recursively.
+pub fn normalize_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64()
+                && n.is_f64()
+            {
+                *v = number(f);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
+        Value::Object(map) => map.values_mut().for_each(normalize_numbers),
+        _ => {}
+    }
+}
+
+/// JavaScript's `Number.prototype.toString()` for a finite double.
+pub fn js_number(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return "null".into();
+    }
+    // Shortest round-trip digits from Rust's `{:e}` (e.g. `-1.2345e-7`).
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n > 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+/// JavaScript's `x.toFixed(digits)` for `digits <= 20` and `|x| < 1e21`.
+pub fn to_fixed(x: f64, digits: usize) -> String {
+    if !x.is_finite() || x.abs() >= 1e21 {
+        return js_number(x);
+    }
+    // The exact decimal expansion is at most a few dozen significant digits away from any tie,
+    // so 40 extra places decide ties exactly for every value that can reach this function.
+    let exact = format!("{:.*}", digits + 40, x.abs());
+    let (int_part, frac) = exact.split_once('.').unwrap_or((&exact, ""));
+    let mut kept: Vec<u8> = int_part.bytes().chain(frac.bytes().take(digits)).collect();
+    let round_up = frac.as_bytes().get(digits).is_some_and(|d| *d >= b'5');
+    if round_up {
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                kept.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if kept[i] == b'9' {
+                kept[i] = b'0';
+            } else {
+                kept[i] += 1;
+                break;
+            }
+        }
+    }
+    let int_len = kept.len() - digits;
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&kept[..int_len]).unwrap_or("0"));
+    if digits > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(&kept[int_len..]).unwrap_or(""));
+    }
+    out
+}
+
+fn write_str(s: &str, out: &mut String) {
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            c if (c as u32) < 0x20 => None,
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match esc {
+            Some(e) => out.push_str(e),
+            None => out.push_str(&format!("\\u{:04x}", c as u32)),
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+fn write_number(n: &Number, out: &mut String) {
+    if let Some(i) = n.as_i64() {
+        out.push_str(&i.to_string());
+    } else if let Some(u) = n.as_u64() {
+        out.push_str(&u.to_string());
+    } else {
+        out.push_str(&js_number(n.as_f64().unwrap_or(0.0)));
+    }
+}
+
+fn write(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) {
+    let newline = |out: &mut String, depth: usize| {
+        if let Some(step) = indent {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', step * depth));
+        }
+    };
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(n, out),
+        Value::String(s) => write_str(s, out),
+        Value::Array(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write(item, indent, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write_str(k, out);
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+                write(item, indent, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push('}');
+        }
+    }
+}
+
+/// `JSON.stringify(value)`.
+pub fn to_compact(v: &Value) -> String {
+    let mut out = String::new();
+    write(v, None, 0, &mut out);
+    out
+}
+
+/// `JSON.stringify(value, null, 2)`.
+pub fn to_pretty(v: &Value) -> String {
+    let mut out = String::new();
+    write(v, Some(2), 0, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_like_javascript() {
+        let cases = [
+            (0.3, "0.3"),
+            (1.0, "1"),
+            (-2.5, "-2.5"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (1e21, "1e+21"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-0.0, "0"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(js_number(x), want, "{x}");
+        }
+        assert_eq!(to_compact(&number(1.0)), "1");
+        assert_eq!(to_compact(&number(0.75)), "0.75");
+    }
+
+    #[test]
+    fn to_fixed_rounds_ties_up() {
+        assert_eq!(to_fixed(0.125, 2), "0.13");
+        assert_eq!(to_fixed(0.375, 2), "0.38");
+        assert_eq!(to_fixed(0.3, 2), "0.30");
+        assert_eq!(to_fixed(1.0, 2), "1.00");
+        assert_eq!(to_fixed(0.005, 2), "0.01"); // 0.005000000000000000104…
+        assert_eq!(to_fixed(1.005, 2), "1.00"); // 1.00499999999999989…
+        assert_eq!(to_fixed(9.999, 2), "10.00");
+        assert_eq!(to_fixed(-0.125, 2), "-0.13");
+        assert_eq!(to_fixed(-0.001, 2), "-0.00");
+        assert_eq!(to_fixed(-0.0, 2), "0.00");
+    }
+
+    #[test]
+    fn pretty_and_compact() {
+        let v = json!({"a": [], "b": {}, "c": [1, "x\u{1}\"é"], "d": {"e": null}});
+        assert_eq!(
+            to_compact(&v),
+            r#"{"a":[],"b":{},"c":[1,"x\u0001\"é"],"d":{"e":null}}"#
+        );
+        assert_eq!(
+            to_pretty(&v),
+            "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    \"x\\u0001\\\"é\"\n  ],\n  \"d\": {\n    \"e\": null\n  }\n}"
+        );
+    }
+}

@@ -1,0 +1,658 @@
+//! The nine dashboard reports under `reports/` (reference §5), with the exact lines and empty
+//! texts of the original plugin.
+//!
+//! Every report is computed from all pages in title order (report pages included, as upstream)
+//! and a clock. Links are relative to `reports/<name>.md` in native mode. Numbers use two
+//! decimals (JavaScript `toFixed(2)`).
+//!
+//! | name | lists |
+//! | --- | --- |
+//! | `open-questions` | pages with `questions` |
+//! | `contradictions` | page-note clusters and competing claim-id clusters |
+//! | `low-confidence` | pages and claims with confidence < 0.5, ascending |
+//! | `claim-health` | claims missing evidence, contested, stale or unknown |
+//! | `stale-pages` | entity and source pages that are not fresh (concepts, syntheses, reports and unmanaged raw sources excluded, as in current upstream versions) |
+//! | `person-agent-directory` | person-like pages with routing details |
+//! | `relationship-graph` | every structured relationship |
+//! | `provenance-coverage` | evidence kinds, top evidence sources, claims without evidence |
+//! | `privacy-review` | non-public privacy tiers on pages, cards, relationships, evidence |
+
+use std::collections::{HashMap, HashSet};
+
+use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp};
+use wiki_parse::model::{Claim, Evidence, Relationship};
+use wiki_parse::time::{Freshness, FreshnessLevel, claim_freshness, page_freshness};
+use wiki_parse::{PageInfo, PageKind};
+
+use crate::json::to_fixed;
+use crate::pages::Linker;
+
+/// A dashboard: file stem and title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dashboard {
+    /// File stem (`open-questions`), also the marker name.
+    pub name: &'static str,
+    /// Page title (`Open Questions`).
+    pub title: &'static str,
+}
+
+impl Dashboard {
+    /// `reports/<name>.md`.
+    pub fn path(&self) -> String {
+        format!("reports/{}.md", self.name)
+    }
+
+    /// `report.<name>`.
+    pub fn id(&self) -> String {
+        format!("report.{}", self.name)
+    }
+
+    /// Look a dashboard up by name.
+    pub fn by_name(name: &str) -> Option<Dashboard> {
+        DASHBOARDS.iter().copied().find(|d| d.name == name)
+    }
+}
+
+/// The nine dashboards, in write order.
+pub const DASHBOARDS: [Dashboard; 9] = [
+    Dashboard {
+        name: "open-questions",
+        title: "Open Questions",
+    },
+    Dashboard {
+        name: "contradictions",
+        title: "Contradictions",
+    },
+    Dashboard {
+        name: "low-confidence",
+        title: "Low Confidence",
+    },
+    Dashboard {
+        name: "claim-health",
+        title: "Claim Health",
+    },
+    Dashboard {
+        name: "stale-pages",
+        title: "Stale Pages",
+    },
+    Dashboard {
+        name: "person-agent-directory",
+        title: "Person Agent Directory",
+    },
+    Dashboard {
+        name: "relationship-graph",
+        title: "Relationship Graph",
+    },
+    Dashboard {
+        name: "provenance-coverage",
+        title: "Provenance Coverage",
+    },
+    Dashboard {
+        name: "privacy-review",
+        title: "Privacy Review",
+    },
+];
+
+/// What every report needs.
+pub struct ReportInput<'a> {
+    /// All pages in title order.
+    pub pages: &'a [&'a PageInfo],
+    /// The clock, in milliseconds since the epoch.
+    pub now_ms: i64,
+    /// Link style.
+    pub linker: Linker,
+    /// Source pages managed by an import (`.openclaw-wiki/source-sync.json` `pagePath`s); they
+    /// stay on the stale-pages report even when marked as raw sources.
+    pub managed_sources: &'a HashSet<String>,
+}
+
+/// One claim with its page and freshness, in page (title) order then claim order.
+struct ClaimRow<'a> {
+    page: &'a PageInfo,
+    claim: &'a Claim,
+    status: String,
+    freshness: Freshness,
+}
+
+fn claim_rows<'a>(pages: &[&'a PageInfo], now_ms: i64) -> Vec<ClaimRow<'a>> {
+    pages
+        .iter()
+        .flat_map(|page| {
+            page.summary.claims.iter().map(move |claim| ClaimRow {
+                page,
+                claim,
+                status: claim.normalized_status(),
+                freshness: claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms),
+            })
+        })
+        .collect()
+}
+
+/// `` `id`: text `` or `text`.
+pub fn claim_identity(claim: &Claim) -> String {
+    match claim.id.as_deref() {
+        Some(id) => format!("`{id}`: {}", claim.text),
+        None => claim.text.clone(),
+    }
+}
+
+impl ReportInput<'_> {
+    fn link(&self, from: &str, page: &PageInfo) -> String {
+        self.linker.page(from, page)
+    }
+
+    fn claim_health_line(&self, from: &str, row: &ClaimRow<'_>) -> String {
+        let mut details = vec![format!("status {}", row.status)];
+        if let Some(c) = row.claim.confidence {
+            details.push(format!("confidence {}", to_fixed(c, 2)));
+        }
+        details.push(if row.claim.evidence.is_empty() {
+            "missing evidence".to_string()
+        } else {
+            format!("{} evidence", row.claim.evidence.len())
+        });
+        details.push(row.freshness.label());
+        format!(
+            "{}: {} ({})",
+            self.link(from, row.page),
+            claim_identity(row.claim),
+            details.join(", ")
+        )
+    }
+
+    fn relationship_target(&self, from: &str, r: &Relationship) -> String {
+        if let (Some(path), Some(title)) = (r.target_path.as_deref(), r.target_title.as_deref()) {
+            return self.linker.link(from, path, title);
+        }
+        r.target_title
+            .clone()
+            .or_else(|| r.target_id.clone())
+            .or_else(|| r.target_path.clone())
+            .unwrap_or_else(|| "unknown".into())
+    }
+}
+
+/// The generated body of dashboard `name`, `None` for an unknown name.
+pub fn report_body(name: &str, input: &ReportInput<'_>) -> Option<String> {
+    let d = Dashboard::by_name(name)?;
+    let from = d.path();
+    let from = from.as_str();
+    Some(match name {
+        "open-questions" => open_questions(input, from),
+        "contradictions" => contradictions(input, from),
+        "low-confidence" => low_confidence(input, from),
+        "claim-health" => claim_health(input, from),
+        "stale-pages" => stale_pages(input, from),
+        "person-agent-directory" => person_directory(input, from),
+        "relationship-graph" => relationship_graph(input, from),
+        "provenance-coverage" => provenance(input, from),
+        "privacy-review" => privacy(input, from),
+        _ => return None,
+    })
+}
+
+fn open_questions(input: &ReportInput<'_>, from: &str) -> String {
+    let matches: Vec<&&PageInfo> = input
+        .pages
+        .iter()
+        .filter(|p| !p.summary.questions.is_empty())
+        .collect();
+    if matches.is_empty() {
+        return "- No open questions right now.".into();
+    }
+    let mut lines = vec![
+        format!("- Pages with open questions: {}", matches.len()),
+        String::new(),
+    ];
+    for p in matches {
+        lines.push(format!(
+            "- {}: {}",
+            input.link(from, p),
+            p.summary.questions.join(" | ")
+        ));
+    }
+    lines.join("\n")
+}
+
+fn contradictions(input: &ReportInput<'_>, from: &str) -> String {
+    let clusters = contradiction_clusters(input.pages);
+    let notes: Vec<_> = clusters
+        .iter()
+        .filter(|c| c.kind == ClusterKind::PageNote)
+        .collect();
+    let claims: Vec<_> = clusters
+        .iter()
+        .filter(|c| c.kind == ClusterKind::ClaimId)
+        .collect();
+    if notes.is_empty() && claims.is_empty() {
+        return "- No contradictions flagged right now.".into();
+    }
+    let mut lines = vec![
+        format!("- Contradiction note clusters: {}", notes.len()),
+        format!("- Competing claim clusters: {}", claims.len()),
+    ];
+    if !notes.is_empty() {
+        lines.push(String::new());
+        lines.push("### Page Notes".into());
+        for c in &notes {
+            let refs: Vec<String> = c
+                .entries
+                .iter()
+                .map(|e| input.link(from, input.pages[e.page]))
+                .collect();
+            lines.push(format!("- {}: {}", c.label, refs.join(" | ")));
+        }
+    }
+    if !claims.is_empty() {
+        lines.push(String::new());
+        lines.push("### Claim Clusters".into());
+        for c in &claims {
+            let refs: Vec<String> = c
+                .entries
+                .iter()
+                .filter_map(|e| {
+                    let page = input.pages[e.page];
+                    let claim = page.summary.claims.get(e.claim?)?;
+                    let f =
+                        claim_freshness(claim, page.summary.updated_at.as_deref(), input.now_ms);
+                    Some(format!(
+                        "{} -> {} ({}, {})",
+                        input.link(from, page),
+                        claim_identity(claim),
+                        claim.normalized_status(),
+                        f.label()
+                    ))
+                })
+                .collect();
+            lines.push(format!("- `{}`: {}", c.label, refs.join(" | ")));
+        }
+    }
+    lines.join("\n")
+}
+
+fn conf_asc(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
+    a.unwrap_or(1.0)
+        .partial_cmp(&b.unwrap_or(1.0))
+        .unwrap_or(std::cmp::Ordering::Equal)
+}
+
+fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
+    let mut pages: Vec<&&PageInfo> = input
+        .pages
+        .iter()
+        .filter(|p| p.summary.confidence.is_some_and(|c| c < 0.5))
+        .collect();
+    pages.sort_by(|a, b| conf_asc(a.summary.confidence, b.summary.confidence));
+    let mut claims: Vec<ClaimRow<'_>> = claim_rows(input.pages, input.now_ms)
+        .into_iter()
+        .filter(|r| r.claim.confidence.is_some_and(|c| c < 0.5))
+        .collect();
+    claims.sort_by(|a, b| conf_asc(a.claim.confidence, b.claim.confidence));
+    if pages.is_empty() && claims.is_empty() {
+        return "- No low-confidence pages or claims right now.".into();
+    }
+    let mut lines = vec![
+        format!("- Low-confidence pages: {}", pages.len()),
+        format!("- Low-confidence claims: {}", claims.len()),
+    ];
+    if !pages.is_empty() {
+        lines.push(String::new());
+        lines.push("### Pages".into());
+        for p in pages {
+            lines.push(format!(
+                "- {}: confidence {}",
+                input.link(from, p),
+                to_fixed(p.summary.confidence.unwrap_or(0.0), 2)
+            ));
+        }
+    }
+    if !claims.is_empty() {
+        lines.push(String::new());
+        lines.push("### Claims".into());
+        for r in &claims {
+            lines.push(format!("- {}", input.claim_health_line(from, r)));
+        }
+    }
+    lines.join("\n")
+}
+
+fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
+    let rows = claim_rows(input.pages, input.now_ms);
+    let missing: Vec<&ClaimRow<'_>> = rows
+        .iter()
+        .filter(|r| r.claim.evidence.is_empty())
+        .collect();
+    let contested: Vec<&ClaimRow<'_>> = rows.iter().filter(|r| r.claim.is_contested()).collect();
+    let stale: Vec<&ClaimRow<'_>> = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.freshness.level,
+                FreshnessLevel::Stale | FreshnessLevel::Unknown
+            )
+        })
+        .collect();
+    if missing.is_empty() && contested.is_empty() && stale.is_empty() {
+        return "- No claim health issues right now.".into();
+    }
+    let mut lines = vec![
+        format!("- Claims missing evidence: {}", missing.len()),
+        format!("- Contested claims: {}", contested.len()),
+        format!("- Stale or unknown claims: {}", stale.len()),
+    ];
+    for (heading, list) in [
+        ("### Missing Evidence", &missing),
+        ("### Contested Claims", &contested),
+        ("### Stale Claims", &stale),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        lines.push(String::new());
+        lines.push(heading.into());
+        for r in list.iter() {
+            lines.push(format!("- {}", input.claim_health_line(from, r)));
+        }
+    }
+    lines.join("\n")
+}
+
+/// Whether a page is an unmanaged raw source (excluded from stale-pages): a source page whose
+/// body opens with the raw-source marker and whose frontmatter has none of `pageType`,
+/// `sourceType`, `provenanceMode`.
+pub fn is_unmanaged_raw_source(page: &PageInfo) -> bool {
+    page.kind == PageKind::Source
+        && page.raw_source
+        && page.summary.page_type.is_none()
+        && page.summary.source_type.is_none()
+        && page.summary.provenance_mode.is_none()
+}
+
+fn stale_pages(input: &ReportInput<'_>, from: &str) -> String {
+    let matches: Vec<(&PageInfo, Freshness)> = input
+        .pages
+        .iter()
+        .filter(|p| matches!(p.kind, PageKind::Entity | PageKind::Source))
+        .filter(|p| !is_unmanaged_raw_source(p) || input.managed_sources.contains(&p.path))
+        .filter_map(|p| {
+            let f = page_freshness(p.summary.updated_at.as_deref(), input.now_ms);
+            (f.level != FreshnessLevel::Fresh).then_some((*p, f))
+        })
+        .collect();
+    // Already in title order (stable).
+    if matches.is_empty() {
+        return "- No aging or stale pages older than 30 days.".into();
+    }
+    let mut lines = vec![format!("- Stale pages: {}", matches.len()), String::new()];
+    for (p, f) in matches {
+        lines.push(format!("- {}: {}", input.link(from, p), f.label()));
+    }
+    lines.join("\n")
+}
+
+fn preview(values: &[String]) -> Option<String> {
+    if values.is_empty() {
+        return None;
+    }
+    let shown = values[..values.len().min(3)].join(", ");
+    Some(if values.len() > 3 {
+        format!("{shown}, +{}", values.len() - 3)
+    } else {
+        shown
+    })
+}
+
+fn person_directory(input: &ReportInput<'_>, from: &str) -> String {
+    let matches: Vec<&&PageInfo> = input
+        .pages
+        .iter()
+        .filter(|p| p.kind != PageKind::Report && p.summary.is_person_like())
+        .collect();
+    if matches.is_empty() {
+        return "- No person-like entity pages with agent cards yet.".into();
+    }
+    let mut lines = vec![format!("- People with routing metadata: {}", matches.len())];
+    for p in matches {
+        let s = &p.summary;
+        let card = s.person_card.as_ref();
+        let empty: Vec<String> = Vec::new();
+        let mut best = s.best_used_for.clone();
+        best.extend(card.map(|c| c.best_used_for.clone()).unwrap_or_default());
+        let freshness = page_freshness(s.updated_at.as_deref(), input.now_ms);
+        let details: Vec<String> = [
+            (
+                "id",
+                s.canonical_id
+                    .clone()
+                    .or_else(|| card.and_then(|c| c.canonical_id.clone()))
+                    .or_else(|| s.id.clone()),
+            ),
+            ("aliases", preview(&s.aliases)),
+            ("handles", preview(card.map_or(&empty, |c| &c.handles))),
+            ("lane", card.and_then(|c| c.lane.clone())),
+            ("ask", preview(card.map_or(&empty, |c| &c.ask_for))),
+            ("best", preview(&best)),
+            (
+                "privacy",
+                s.privacy_tier
+                    .clone()
+                    .or_else(|| card.and_then(|c| c.privacy_tier.clone())),
+            ),
+            (
+                "refreshed",
+                s.last_refreshed_at
+                    .clone()
+                    .or_else(|| card.and_then(|c| c.last_refreshed_at.clone())),
+            ),
+            ("freshness", Some(freshness.label())),
+        ]
+        .into_iter()
+        .filter_map(|(label, v)| v.filter(|v| !v.is_empty()).map(|v| format!("{label} {v}")))
+        .collect();
+        let link = input.link(from, p);
+        if details.is_empty() {
+            lines.push(format!("- {link}"));
+        } else {
+            lines.push(format!("- {link}: {}", details.join("; ")));
+        }
+    }
+    lines.join("\n")
+}
+
+fn relationship_graph(input: &ReportInput<'_>, from: &str) -> String {
+    let mut rels: Vec<(&PageInfo, &Relationship, String)> = input
+        .pages
+        .iter()
+        .flat_map(|p| {
+            p.summary.relationships.iter().map(move |r| {
+                let target = r
+                    .target_title
+                    .as_deref()
+                    .or(r.target_id.as_deref())
+                    .unwrap_or("");
+                (*p, r, format!("{} {target}", p.title))
+            })
+        })
+        .collect();
+    rels.sort_by(|a, b| locale_cmp(&a.2, &b.2));
+    if rels.is_empty() {
+        return "- No structured relationships yet.".into();
+    }
+    let mut lines = vec![
+        format!("- Structured relationships: {}", rels.len()),
+        String::new(),
+    ];
+    for (p, r, _) in rels {
+        let mut details = vec![r.kind.clone().unwrap_or_else(|| "related".into())];
+        if let Some(w) = r.weight {
+            details.push(format!("weight {}", to_fixed(w, 2)));
+        }
+        if let Some(c) = r.confidence {
+            details.push(format!("confidence {}", to_fixed(c, 2)));
+        }
+        if let Some(k) = &r.evidence_kind {
+            details.push(format!("evidence {k}"));
+        }
+        if let Some(t) = &r.privacy_tier {
+            details.push(format!("privacy {t}"));
+        }
+        if let Some(n) = &r.note {
+            details.push(n.clone());
+        }
+        lines.push(format!(
+            "- {} -> {} ({})",
+            input.link(from, p),
+            input.relationship_target(from, r),
+            details.join(", ")
+        ));
+    }
+    lines.join("\n")
+}
+
+/// Count labels, then order by count descending and label ([`locale_cmp`]).
+fn count_lines<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for l in labels {
+        let n = counts.entry(l).or_insert(0);
+        if *n == 0 {
+            order.push(l);
+        }
+        *n += 1;
+    }
+    let mut rows: Vec<(&str, usize)> = order.into_iter().map(|l| (l, counts[l])).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| locale_cmp(a.0, b.0)));
+    if rows.is_empty() {
+        return vec!["- None".into()];
+    }
+    rows.into_iter()
+        .map(|(l, n)| format!("- {l}: {n}"))
+        .collect()
+}
+
+fn provenance(input: &ReportInput<'_>, from: &str) -> String {
+    let evidence: Vec<&Evidence> = input
+        .pages
+        .iter()
+        .flat_map(|p| p.summary.claims.iter().flat_map(|c| c.evidence.iter()))
+        .collect();
+    let missing: Vec<(&PageInfo, &Claim)> = input
+        .pages
+        .iter()
+        .flat_map(|p| {
+            p.summary
+                .claims
+                .iter()
+                .filter(|c| c.evidence.is_empty())
+                .map(move |c| (*p, c))
+        })
+        .collect();
+    if evidence.is_empty() && missing.is_empty() {
+        return "- No structured claims with provenance coverage yet.".into();
+    }
+    let mut lines = vec![
+        format!("- Evidence entries: {}", evidence.len()),
+        format!("- Claims missing evidence: {}", missing.len()),
+        String::new(),
+        "### Evidence Classes".into(),
+    ];
+    lines.extend(count_lines(
+        evidence
+            .iter()
+            .map(|e| e.kind.as_deref().unwrap_or("unspecified")),
+    ));
+    lines.push(String::new());
+    lines.push("### Top Evidence Sources".into());
+    lines.extend(
+        count_lines(evidence.iter().map(|e| {
+            e.source_id
+                .as_deref()
+                .or(e.path.as_deref())
+                .unwrap_or("inline")
+        }))
+        .into_iter()
+        .take(20),
+    );
+    if !missing.is_empty() {
+        lines.push(String::new());
+        lines.push("### Missing Evidence".into());
+        for (p, c) in missing {
+            lines.push(format!("- {}: {}", input.link(from, p), claim_identity(c)));
+        }
+    }
+    lines.join("\n")
+}
+
+fn reviewable(tier: Option<&str>) -> bool {
+    tier.map(|t| t.trim().to_lowercase())
+        .is_some_and(|t| !t.is_empty() && t != "public")
+}
+
+fn privacy(input: &ReportInput<'_>, from: &str) -> String {
+    let mut entries: Vec<String> = Vec::new();
+    for p in input.pages {
+        let s = &p.summary;
+        let link = input.link(from, p);
+        if reviewable(s.privacy_tier.as_deref()) {
+            entries.push(format!(
+                "- {link}: page privacy {}",
+                s.privacy_tier.as_deref().unwrap_or("")
+            ));
+        }
+        if let Some(tier) = s
+            .person_card
+            .as_ref()
+            .and_then(|c| c.privacy_tier.as_deref())
+            && reviewable(Some(tier))
+        {
+            entries.push(format!("- {link}: person card privacy {tier}"));
+        }
+        for r in &s.relationships {
+            if let Some(tier) = r.privacy_tier.as_deref()
+                && reviewable(Some(tier))
+            {
+                entries.push(format!(
+                    "- {link}: relationship privacy {tier} -> {}",
+                    input.relationship_target(from, r)
+                ));
+            }
+        }
+        for c in &s.claims {
+            for e in &c.evidence {
+                let Some(tier) = e.privacy_tier.as_deref() else {
+                    continue;
+                };
+                if !reviewable(Some(tier)) {
+                    continue;
+                }
+                let detail: Vec<String> = [
+                    e.kind.as_deref().map(|k| format!("kind {k}")),
+                    e.source_id.as_deref().map(|k| format!("source {k}")),
+                    e.path.as_deref().map(|k| format!("path {k}")),
+                    e.lines.as_deref().map(|k| format!("lines {k}")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let detail = if detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", detail.join(", "))
+                };
+                entries.push(format!(
+                    "- {link}: evidence privacy {tier} on {}{detail}",
+                    claim_identity(c)
+                ));
+            }
+        }
+    }
+    if entries.is_empty() {
+        return "- No non-public privacy tiers flagged right now.".into();
+    }
+    let mut lines = vec![
+        format!("- Privacy review entries: {}", entries.len()),
+        String::new(),
+    ];
+    lines.extend(entries);
+    lines.join("\n")
+}

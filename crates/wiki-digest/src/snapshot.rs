@@ -1,0 +1,330 @@
+//! [`Snapshot`]: an in-memory view of the vault files compile reads and writes.
+//!
+//! A snapshot holds the bytes of
+//!
+//! * every page (`entities/ concepts/ sources/ syntheses/ reports/`, recursively, `.md`, not
+//!   `index.md`, no hidden path segments — [`wiki_parse::vault::is_page_path`]),
+//! * the index files (`index.md`, `<dir>/index.md`),
+//! * the compiled cache (`.openclaw-wiki/cache/agent-digest.json`, `claims.jsonl`),
+//! * `.openclaw-wiki/state.json` (render mode) and `.openclaw-wiki/source-sync.json` (pages managed
+//!   by imports),
+//!
+//! keyed by vault-relative path. It is loaded from the work tree ([`Snapshot::from_worktree`]) or
+//! from any git revision through `wiki-store` without touching the work tree
+//! ([`Snapshot::from_rev`], used for agent branches), and callers can apply their own edits
+//! ([`Snapshot::overlay`]) before compiling, e.g. apply's mutations, so that one commit carries
+//! both the edit and the recompiled files.
+//!
+//! Entries that exist but cannot be read as pages (symbolic links, unreadable files) are kept as
+//! [`PageError`]s ([`Snapshot::problems`]) and reported like parse failures.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use wiki_parse::layout::{self, RenderMode};
+use wiki_parse::vault::{self, VaultPages};
+use wiki_parse::{Page, PageError, PageKind};
+use wiki_store::{Change, ObjectId, Store};
+
+/// `.openclaw-wiki/source-sync.json`: import sync state (bridge / unsafe-local imports).
+pub const SOURCE_SYNC_PATH: &str = ".openclaw-wiki/source-sync.json";
+
+/// Where a snapshot was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Built in memory.
+    Memory,
+    /// The work tree at this (vault) directory.
+    Worktree(PathBuf),
+    /// A commit.
+    Commit {
+        /// The revision as given (`agents/x`, `HEAD`, a hex id …).
+        rev: String,
+        /// The commit it resolved to.
+        id: ObjectId,
+    },
+}
+
+/// Why a snapshot could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// The vault directory cannot be read.
+    #[error(transparent)]
+    Vault(#[from] vault::VaultError),
+    /// A non-page file (index, cache, state) exists but cannot be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Reading from git failed.
+    #[error("{0}")]
+    Store(String),
+}
+
+fn store_err(e: wiki_store::Error) -> SnapshotError {
+    SnapshotError::Store(error_chain(&e))
+}
+
+/// An error with its sources, `: `-separated.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(src) = cur {
+        let text = src.to_string();
+        if !s.contains(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        cur = src.source();
+    }
+    s
+}
+
+/// Vault files other than pages that compile reads (and partly writes).
+pub const EXTRA_PATHS: [&str; 10] = [
+    "index.md",
+    "sources/index.md",
+    "entities/index.md",
+    "concepts/index.md",
+    "syntheses/index.md",
+    "reports/index.md",
+    layout::AGENT_DIGEST_PATH,
+    layout::CLAIMS_PATH,
+    layout::STATE_PATH,
+    SOURCE_SYNC_PATH,
+];
+
+/// Whether a vault path is part of a snapshot (a page or one of [`EXTRA_PATHS`]).
+pub fn tracks(path: &str) -> bool {
+    EXTRA_PATHS.contains(&path) || vault::is_page_path(path)
+}
+
+/// The vault files compile reads and writes, in memory (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    files: BTreeMap<String, Vec<u8>>,
+    problems: Vec<PageError>,
+    origin: Origin,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot::new()
+    }
+}
+
+impl Snapshot {
+    /// An empty snapshot.
+    pub fn new() -> Snapshot {
+        Snapshot {
+            files: BTreeMap::new(),
+            problems: Vec::new(),
+            origin: Origin::Memory,
+        }
+    }
+
+    /// A snapshot of the given `(vault path, bytes)` pairs (paths a snapshot does not track are
+    /// ignored).
+    pub fn from_files<P: Into<String>, B: Into<Vec<u8>>>(
+        files: impl IntoIterator<Item = (P, B)>,
+    ) -> Snapshot {
+        let mut s = Snapshot::new();
+        for (p, b) in files {
+            let p = p.into();
+            if tracks(&p) {
+                s.files.insert(p, b.into());
+            }
+        }
+        s
+    }
+
+    /// Read the work tree of the vault at `vault_dir` (pages read in parallel; symbolic links
+    /// are never followed).
+    pub fn from_worktree(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
+        let page_files = vault::scan(vault_dir)?;
+        let results: Vec<Result<(String, Vec<u8>), PageError>> = page_files
+            .par_iter()
+            .map(|f| {
+                let err = |message: String| PageError {
+                    path: f.path.clone(),
+                    line: 1,
+                    message,
+                };
+                if let Some(problem) = &f.problem {
+                    return Err(err(problem.clone()));
+                }
+                let meta = std::fs::symlink_metadata(&f.abs)
+                    .map_err(|e| err(format!("cannot read: {e}")))?;
+                if meta.len() as usize > wiki_parse::page::MAX_PAGE_BYTES {
+                    return Err(err(format!(
+                        "file is too large to be a page ({} bytes; the limit is {} bytes)",
+                        meta.len(),
+                        wiki_parse::page::MAX_PAGE_BYTES
+                    )));
+                }
+                let bytes = std::fs::read(&f.abs).map_err(|e| err(format!("cannot read: {e}")))?;
+                Ok((f.path.clone(), bytes))
+            })
+            .collect();
+        let mut snap = Snapshot {
+            files: BTreeMap::new(),
+            problems: Vec::new(),
+            origin: Origin::Worktree(vault_dir.to_path_buf()),
+        };
+        for r in results {
+            match r {
+                Ok((p, b)) => {
+                    snap.files.insert(p, b);
+                }
+                Err(e) => snap.problems.push(e),
+            }
+        }
+        for rel in EXTRA_PATHS {
+            let abs = vault_dir.join(rel);
+            match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_file() => {
+                    let bytes = std::fs::read(&abs).map_err(|source| SnapshotError::Io {
+                        path: abs.clone(),
+                        source,
+                    })?;
+                    snap.files.insert(rel.to_string(), bytes);
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(SnapshotError::Io { path: abs, source }),
+            }
+        }
+        Ok(snap)
+    }
+
+    /// Read the tracked files of the vault at git revision `rev` (a branch such as
+    /// `agents/x`, `HEAD`, a commit id …) without checking anything out.
+    pub fn from_rev(store: &Store, rev: &str) -> Result<Snapshot, SnapshotError> {
+        let id = store.resolve(rev).map_err(store_err)?;
+        let hex = id.to_string();
+        let listed = store.list_files(&hex, "").map_err(store_err)?;
+        let wanted: Vec<String> = listed
+            .into_iter()
+            .map(|(p, _)| p)
+            .filter(|p| tracks(p))
+            .collect();
+        // `Store` is not `Sync`: read sequentially.
+        let mut snap = Snapshot {
+            files: BTreeMap::new(),
+            problems: Vec::new(),
+            origin: Origin::Commit {
+                rev: rev.to_string(),
+                id,
+            },
+        };
+        for p in wanted {
+            if let Some(bytes) = store.read_file(&hex, &p).map_err(store_err)? {
+                snap.files.insert(p, bytes);
+            }
+        }
+        Ok(snap)
+    }
+
+    /// Apply changes (writes and deletions) on top of the snapshot. Paths a snapshot does not
+    /// track are ignored; a change to a page also clears a read problem recorded for it.
+    pub fn overlay(&mut self, changes: &[Change]) {
+        for c in changes {
+            if !tracks(&c.path) {
+                continue;
+            }
+            self.problems.retain(|p| p.path != c.path);
+            match &c.content {
+                Some(bytes) => {
+                    self.files.insert(c.path.clone(), bytes.clone());
+                }
+                None => {
+                    self.files.remove(&c.path);
+                }
+            }
+        }
+    }
+
+    /// The bytes of a file, if present.
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(path).map(Vec::as_slice)
+    }
+
+    /// All files, sorted by path.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))
+    }
+
+    /// Page paths, sorted.
+    pub fn page_paths(&self) -> impl Iterator<Item = &str> {
+        self.files
+            .keys()
+            .map(String::as_str)
+            .filter(|p| vault::is_page_path(p))
+    }
+
+    /// Page entries that could not be read (reported as page errors).
+    pub fn problems(&self) -> &[PageError] {
+        &self.problems
+    }
+
+    /// Where the snapshot came from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The render mode recorded in `.openclaw-wiki/state.json` (`renderMode`), if any.
+    pub fn render_mode(&self) -> Option<RenderMode> {
+        let bytes = self.get(layout::STATE_PATH)?;
+        let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+        RenderMode::parse(v.get("renderMode")?.as_str()?)
+    }
+
+    /// Page paths managed by imports (`pagePath` of each entry of
+    /// `.openclaw-wiki/source-sync.json`).
+    pub fn managed_source_paths(&self) -> HashSet<String> {
+        let mut out = HashSet::new();
+        let Some(bytes) = self.get(SOURCE_SYNC_PATH) else {
+            return out;
+        };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+            return out;
+        };
+        if let Some(entries) = v.get("entries").and_then(|e| e.as_object()) {
+            for e in entries.values() {
+                if let Some(p) = e.get("pagePath").and_then(|p| p.as_str()) {
+                    out.insert(p.replace('\\', "/"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Parse every page (in parallel), in scan order (`sources`, `entities`, `concepts`,
+    /// `syntheses`, `reports`, each by path). Read problems come first in `errors`, then parse
+    /// failures in scan order.
+    pub fn parse(&self) -> VaultPages {
+        let mut paths: Vec<&str> = self.page_paths().collect();
+        paths.sort_by_key(|p| {
+            PageKind::from_path(p)
+                .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
+                .unwrap_or(0)
+        });
+        let results: Vec<Result<Page, PageError>> = paths
+            .par_iter()
+            .map(|p| wiki_parse::parse_page(p, self.get(p).unwrap_or_default()))
+            .collect();
+        let mut out = VaultPages::default();
+        out.errors.extend(self.problems.iter().cloned());
+        for r in results {
+            match r {
+                Ok(p) => out.pages.push(p),
+                Err(e) => out.errors.push(e),
+            }
+        }
+        out
+    }
+}
