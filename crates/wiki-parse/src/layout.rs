@@ -104,6 +104,7 @@ pub fn wiki_md(settings: &InitSettings) -> String {
         String::new(),
         "## Architecture".to_string(),
         "- Raw sources remain the evidence layer.".to_string(),
+        "- To keep unmanaged raw Markdown in `sources/`, add `<!-- openclaw:wiki:raw-source -->` near the top of the page.".to_string(),
         "- Wiki pages are the human-readable synthesis layer.".to_string(),
         "- `.openclaw-wiki/cache/agent-digest.json` is the agent-facing compiled digest."
             .to_string(),

@@ -187,3 +187,16 @@ fn dispatcher_runs_external_commands_and_agrees_with_components() {
     run.expect_code(0);
     assert!(run.stdout.contains("init") && run.stdout.contains("parse"));
 }
+
+#[test]
+fn init_files_match_the_original_plugin() {
+    // Golden bytes captured from openclaw 2026.6.11 (the last release writing the file caches).
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/golden/original/2026.6.11-native/after-init-empty");
+    let v = Vault::new();
+    v.run("wiki", &["init", "."]).expect_code(0);
+    for f in ["AGENTS.md", "WIKI.md", "index.md", "inbox.md"] {
+        let expected = std::fs::read_to_string(golden.join(f)).unwrap();
+        assert_eq!(v.read(f), expected, "{f}");
+    }
+}
