@@ -556,6 +556,17 @@ impl Store {
             return Ok(());
         };
         let jpath = journal::journal_path(&self.vault_dir);
+        // A writer killed while writing files leaves its temporary files behind.
+        let checked: Vec<String> = j
+            .paths
+            .iter()
+            .filter(|p| {
+                paths::validate_file_path(p).is_ok()
+                    && worktree::check_writable(&self.vault_dir, p).is_ok()
+            })
+            .cloned()
+            .collect();
+        worktree::remove_stale_temps(&self.vault_dir, &checked);
         let commit = j.commit_id(&jpath)?;
         let parent = j.parent_id(&jpath)?;
         let head_ref = repo

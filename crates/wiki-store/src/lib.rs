@@ -108,7 +108,9 @@
 //!   not appended (the branch ref is updated directly, which is what makes the compare-and-swap
 //!   immune to a concurrent branch switch).
 //! - Work-tree files are not fsynced (git does not either by default); a process crash is
-//!   covered by the journal, a power loss may leave a stray `.wiki-store-*.tmp` file.
+//!   covered by the journal (roll-forward also removes the `.wiki-store-*.tmp` files a killed
+//!   writer left in the directories it was writing), a power loss may leave a stray
+//!   `.wiki-store-*.tmp` file.
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.

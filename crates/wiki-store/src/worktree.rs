@@ -212,6 +212,35 @@ fn create_parents(vault_dir: &Path, vault_path: &str) -> Result<PathBuf> {
     Ok(current)
 }
 
+/// Prefix and suffix of the temporary files [`write_atomic`] renames into place.
+pub(crate) const TEMP_PREFIX: &str = ".wiki-store-";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+
+/// Remove temporary files ([`TEMP_PREFIX`]`*`[`TEMP_SUFFIX`], regular files only) left in the
+/// directories of `paths` by a writer that was killed between creating and renaming them. Called
+/// during roll-forward, with the vault lock held (so no live writer owns them).
+pub(crate) fn remove_stale_temps(vault_dir: &Path, paths: &[String]) {
+    let mut dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| vault_dir.join(p).parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if is_file && name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// Write `bytes` to `vault_path` atomically: a temporary file in the same directory, renamed over
 /// the target (readers never see a partial file). Like git's default for work-tree files, no
 /// fsync: durability across power loss is not attempted; process crashes are covered by the
@@ -226,8 +255,8 @@ pub(crate) fn write_atomic(
     check_writable(vault_dir, vault_path)?;
     let full = vault_dir.join(vault_path);
     let mut tmp = tempfile::Builder::new()
-        .prefix(".wiki-store-")
-        .suffix(".tmp")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(&parent)
         .map_err(|e| Error::io(&parent, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;

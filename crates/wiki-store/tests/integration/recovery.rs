@@ -102,3 +102,24 @@ fn malformed_journal_blocks_commits_but_not_reads() {
     }
     assert_eq!(f.count("HEAD"), 1);
 }
+
+#[test]
+fn roll_forward_removes_temp_files_of_a_killed_writer() {
+    let f = Fixture::repo_with(&[("notes/a.md", "a1\n"), ("b.md", "b1\n")]);
+    let store = f.store();
+    let changes = [w("notes/a.md", "a2\n"), w("b.md", "b2\n")];
+    store
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy"))
+        .expect("commit");
+    // What a SIGKILL between creating and renaming a temporary file leaves behind.
+    f.write("notes/.wiki-store-Ab12Cd.tmp", "a2\n");
+    f.write(".wiki-store-Zz99Yy.tmp", "b");
+    f.write("notes/.wiki-store-keep.txt", "not ours\n");
+    drop(store);
+    let _store = f.store();
+    assert!(!f.path("notes/.wiki-store-Ab12Cd.tmp").exists());
+    assert!(!f.path(".wiki-store-Zz99Yy.tmp").exists());
+    assert!(f.path("notes/.wiki-store-keep.txt").exists());
+    assert_eq!(f.read("notes/a.md").as_deref(), Some("a2\n"));
+    assert_eq!(f.status(), "?? notes/.wiki-store-keep.txt\n");
+}
