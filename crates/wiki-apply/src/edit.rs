@@ -861,7 +861,9 @@ fn claims_seq_mut<'m>(fm: &'m mut Mapping, path: &str) -> Result<&'m mut Vec<Val
 fn claim_mapping_mut<'m>(fm: &'m mut Mapping, i: usize, path: &str) -> Result<&'m mut Mapping> {
     match claims_seq_mut(fm, path)?.get_mut(i) {
         Some(Value::Mapping(m)) => Ok(m),
-        _ => Err(Error::Invalid(format!("claims[{i}] on {path} is not a mapping"))),
+        _ => Err(Error::Invalid(format!(
+            "claims[{i}] on {path} is not a mapping"
+        ))),
     }
 }
 

@@ -749,7 +749,7 @@ impl<'a> Obj<'a> {
             return Err(format!(
                 "{} must be an ISO 8601 timestamp (e.g. 2026-04-05T12:00:00.000Z); received {}.",
                 self.name(key),
-                Json::String(s).to_string()
+                Json::String(s)
             ));
         }
         Ok(Some(s))
@@ -1042,7 +1042,9 @@ mod tests {
             "sourceIds[1] must be a string; received 3."
         );
         assert_eq!(
-            err(r#"{"op":"metadata","lookup":"a","claims":[{"text":"x","evidence":[{"sourceId":"s","confidence":2}]}]}"#),
+            err(
+                r#"{"op":"metadata","lookup":"a","claims":[{"text":"x","evidence":[{"sourceId":"s","confidence":2}]}]}"#
+            ),
             "claims[0].evidence[0].confidence must be a number between 0 and 1; received 2."
         );
     }

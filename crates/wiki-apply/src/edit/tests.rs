@@ -91,7 +91,10 @@ fn metadata_keeps_body_bytes_and_other_keys() {
     assert_eq!(r[0].page_id.as_deref(), Some("entity.alpha"));
     let text = after(&c, "entities/alpha.md");
     assert_eq!(body_of(&text), body_of(ALPHA));
-    assert!(text.contains("flags:\n  - \"true\"\n  - \"yes\"\n"), "{text}");
+    assert!(
+        text.contains("flags:\n  - \"true\"\n  - \"yes\"\n"),
+        "{text}"
+    );
     assert!(text.contains("questions:\n  - Is the window long enough?\nupdatedAt: 2026-04-05T12:00:00.000Z\nstatus: review\n---\n"), "{text}");
 }
 
@@ -127,7 +130,9 @@ fn synthesis_new_and_existing() {
     let f = files();
     let (r, c) = run(
         &f,
-        &[r#"{"op":"synthesis","title":"Alpha Synthesis","body":" Alpha runs PostgreSQL. ","sourceIds":["source.alpha"]}"#],
+        &[
+            r#"{"op":"synthesis","title":"Alpha Synthesis","body":" Alpha runs PostgreSQL. ","sourceIds":["source.alpha"]}"#,
+        ],
     );
     assert_eq!(r[0].page_path, "syntheses/alpha-synthesis.md");
     assert_eq!(r[0].page_id.as_deref(), Some("synthesis.alpha-synthesis"));
@@ -183,7 +188,11 @@ fn claim_lifecycle_in_one_batch() {
             r#"{"op":"supersede_claim","claimId":"claim.alpha.db","newClaimId":"claim.alpha.db2","text":"Alpha uses MySQL.","validFrom":"2026-04-01T00:00:00.000Z"}"#,
         ],
     );
-    assert!(r.iter().map(|r| r.changed).eq([true, true, false, true, true]));
+    assert!(
+        r.iter()
+            .map(|r| r.changed)
+            .eq([true, true, false, true, true])
+    );
     assert_eq!(r[4].claims, vec!["claim.alpha.db", "claim.alpha.db2"]);
     let text = after(&c, "entities/alpha.md");
     assert_eq!(body_of(&text), body_of(ALPHA));
@@ -241,7 +250,9 @@ fn claim_errors() {
     assert_eq!(
         run_err(
             &f,
-            &[r#"{"op":"update_claim","page":"sources/alpha.md","claimId":"claim.alpha.db","text":"x"}"#]
+            &[
+                r#"{"op":"update_claim","page":"sources/alpha.md","claimId":"claim.alpha.db","text":"x"}"#
+            ]
         ),
         "claim claim.alpha.db not found on sources/alpha.md"
     );
@@ -263,8 +274,14 @@ fn claim_errors() {
         "claim claim.alpha.db on entities/alpha.md is already superseded by n1"
     );
     let dup = MemFiles::new([
-        ("entities/a.md".to_string(), b"---\nclaims:\n  - id: c\n    text: t\n---\n".to_vec()),
-        ("entities/b.md".to_string(), b"---\nclaims:\n  - id: c\n    text: t\n---\n".to_vec()),
+        (
+            "entities/a.md".to_string(),
+            b"---\nclaims:\n  - id: c\n    text: t\n---\n".to_vec(),
+        ),
+        (
+            "entities/b.md".to_string(),
+            b"---\nclaims:\n  - id: c\n    text: t\n---\n".to_vec(),
+        ),
     ]);
     assert_eq!(
         run_err(&dup, &[r#"{"op":"update_claim","claimId":"c","text":"x"}"#]),
@@ -286,14 +303,21 @@ fn notes_and_relationships() {
             r#"{"op":"add_relationship","page":"alpha","targetId":"entity.beta","kind":"works-with","confidence":0.7}"#,
         ],
     );
-    assert!(r.iter().map(|r| r.changed).eq([true, false, true, true, true, true]));
+    assert!(
+        r.iter()
+            .map(|r| r.changed)
+            .eq([true, false, true, true, true, true])
+    );
     assert_eq!(
         after(&c, "entities/beta.md"),
         "---\nquestions:\n  - Why?\nupdatedAt: 2026-04-05T12:00:00.000Z\n---\n\n# Beta\n\nno frontmatter\n"
     );
     let alpha = after(&c, "entities/alpha.md");
     assert!(!alpha.contains("questions:"), "{alpha}");
-    assert!(alpha.contains("contradictions:\n  - PG vs MySQL\n"), "{alpha}");
+    assert!(
+        alpha.contains("contradictions:\n  - PG vs MySQL\n"),
+        "{alpha}"
+    );
     assert!(
         alpha.contains("relationships:\n  - targetId: entity.beta\n    kind: works-with\n    weight: 1\n    confidence: 0.7\n    updatedAt: 2026-04-05T12:00:00.000Z\n"),
         "{alpha}"
@@ -317,7 +341,9 @@ fn id_index_after_many_lookups() {
         ));
     }
     for i in 0..10 {
-        lines.push(format!(r#"{{"op":"update_claim","claimId":"c{i}","status":"ok"}}"#));
+        lines.push(format!(
+            r#"{{"op":"update_claim","claimId":"c{i}","status":"ok"}}"#
+        ));
     }
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let (r, c) = run(&f, &refs);

@@ -1,0 +1,392 @@
+//! `wiki apply` / `wiki-apply`: apply operations (JSON Lines on stdin, or the `synthesis` and
+//! `metadata` shortcuts of the original CLI) as one commit.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit, iso_millis};
+
+use crate::diff;
+use crate::error::Error;
+use crate::ops::{self, dedupe};
+use crate::session::{self, BatchOptions, BatchOutcome, LineOp, Session};
+
+/// Apply narrow wiki mutations: one JSON operation per line on stdin (or `--file`), all validated
+/// first and committed as ONE git commit with a trailer set per operation (`Wiki-Op`,
+/// `Wiki-Page`, `Wiki-Claim`, `Wiki-Agent`, `Wiki-Source`); compiled files are refreshed in the
+/// same commit.
+///
+/// Operations: create_synthesis (synthesis), update_metadata (metadata), add_claim,
+/// update_claim, add_evidence, supersede_claim, add_relationship, add_question,
+/// resolve_question, add_contradiction, resolve_contradiction. Their fields are documented in
+/// the crate docs and in crates/wiki-apply/schema/operation.schema.json.
+///
+/// If any operation is invalid (or names a page or claim that does not exist) nothing is
+/// written, the error names the line and field (`<stdin>:3: claims[0].confidence must be a
+/// number between 0 and 1; received 1.5.`) and the exit status is 2.
+///
+/// Output (JSON Lines, the default): one `{"type":"result","op","changed","pagePath","pageId",
+/// "commit"}` per operation, then one `{"type":"summary",...}`. `--format text` prints the
+/// original plugin's sentences (`Updated <page> via <op>. Refreshed <n> index files.`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The original CLI's shortcuts (without one, operations are read as JSON Lines).
+    #[command(subcommand)]
+    pub command: Option<Shortcut>,
+
+    /// Print the unified diff of what would change and write nothing.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+
+    /// Read operations from FILE instead of stdin (`-` = stdin).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// `wiki apply synthesis|metadata`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Shortcut {
+    /// Create or refresh a synthesis page with managed summary content.
+    Synthesis(SynthesisArgs),
+    /// Update metadata on an existing page.
+    Metadata(MetadataArgs),
+}
+
+/// Flags shared by `synthesis` and `metadata` (repeatable flags collect; lists are trimmed and
+/// de-duplicated; empty lists are omitted).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MutationFlags {
+    /// Source id (repeatable).
+    #[arg(long = "source-id", value_name = "ID")]
+    pub source_ids: Vec<String>,
+    /// Contradiction note (repeatable).
+    #[arg(long = "contradiction", value_name = "TEXT")]
+    pub contradictions: Vec<String>,
+    /// Open question (repeatable).
+    #[arg(long = "question", value_name = "TEXT")]
+    pub questions: Vec<String>,
+    /// Confidence score between 0 and 1.
+    #[arg(long, value_name = "N", value_parser = parse_confidence, allow_hyphen_values = true)]
+    pub confidence: Option<f64>,
+    /// Page status.
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+}
+
+/// `wiki apply synthesis <title>`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SynthesisArgs {
+    /// Synthesis title.
+    #[arg(value_name = "TITLE")]
+    pub title: String,
+    /// Summary body text.
+    #[arg(long, value_name = "TEXT")]
+    pub body: Option<String>,
+    /// Read summary body text from a file.
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub flags: MutationFlags,
+}
+
+/// `wiki apply metadata <lookup>`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MetadataArgs {
+    /// Relative path or page id.
+    #[arg(value_name = "LOOKUP")]
+    pub lookup: String,
+    /// Remove any stored confidence value.
+    #[arg(long, conflicts_with = "confidence")]
+    pub clear_confidence: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub flags: MutationFlags,
+}
+
+fn parse_confidence(value: &str) -> Result<f64, String> {
+    let t = value.trim();
+    let ok = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '+' || c == '-')
+        && t.chars().filter(|c| *c == '.').count() <= 1;
+    match t.parse::<f64>() {
+        Ok(n) if ok && n.is_finite() && (0.0..=1.0).contains(&n) => Ok(n),
+        _ => Err("--confidence must be a number between 0 and 1.".into()),
+    }
+}
+
+/// CLI lists: trimmed, de-duplicated, `None` when empty.
+fn cli_list(values: &[String]) -> Option<Json> {
+    let items = dedupe(
+        values
+            .iter()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect(),
+    );
+    (!items.is_empty()).then(|| Json::Array(items.into_iter().map(Json::String).collect()))
+}
+
+fn shortcut_op(shortcut: &Shortcut) -> Result<ops::Op, Error> {
+    let mut m = Map::new();
+    let flags = match shortcut {
+        Shortcut::Synthesis(a) => &a.flags,
+        Shortcut::Metadata(a) => &a.flags,
+    };
+    match shortcut {
+        Shortcut::Synthesis(a) => {
+            let Some(source_ids) = cli_list(&flags.source_ids) else {
+                return Err(Error::Invalid(
+                    "wiki apply synthesis requires at least one --source-id.".into(),
+                ));
+            };
+            let body = match (&a.body, &a.body_file) {
+                (Some(b), _) if !b.trim().is_empty() => b.clone(),
+                (_, Some(f)) if !f.as_os_str().is_empty() => std::fs::read_to_string(f)
+                    .map_err(|e| Error::Runtime(format!("{}: {e}", f.display())))?,
+                _ => {
+                    return Err(Error::Invalid(
+                        "wiki apply synthesis requires --body or --body-file.".into(),
+                    ));
+                }
+            };
+            m.insert("op".into(), "create_synthesis".into());
+            m.insert("title".into(), a.title.clone().into());
+            m.insert("body".into(), body.into());
+            m.insert("sourceIds".into(), source_ids);
+            if let Some(c) = flags.confidence {
+                m.insert("confidence".into(), c.into());
+            }
+        }
+        Shortcut::Metadata(a) => {
+            m.insert("op".into(), "update_metadata".into());
+            m.insert("lookup".into(), a.lookup.clone().into());
+            if let Some(ids) = cli_list(&flags.source_ids) {
+                m.insert("sourceIds".into(), ids);
+            }
+            if a.clear_confidence {
+                m.insert("confidence".into(), Json::Null);
+            } else if let Some(c) = flags.confidence {
+                m.insert("confidence".into(), c.into());
+            }
+        }
+    }
+    if let Some(c) = cli_list(&flags.contradictions) {
+        m.insert("contradictions".into(), c);
+    }
+    if let Some(q) = cli_list(&flags.questions) {
+        m.insert("questions".into(), q);
+    }
+    if let Some(s) = flags
+        .status
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        m.insert("status".into(), s.into());
+    }
+    ops::parse_op(&Json::Object(m)).map_err(Error::Invalid)
+}
+
+/// Parse every line of `input` (blank lines skipped); the first invalid line is the error.
+pub fn parse_input(input: &str, origin: &str) -> Result<Vec<LineOp>, Error> {
+    let mut out = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let op = ops::parse_line(line).map_err(|message| Error::At {
+            origin: origin.to_string(),
+            line: i + 1,
+            message,
+        })?;
+        out.push(LineOp { line: i + 1, op });
+    }
+    Ok(out)
+}
+
+/// One result record.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    op: &'static str,
+    changed: bool,
+    page_path: &'a str,
+    page_id: Option<&'a str>,
+    commit: Option<String>,
+}
+
+/// The summary record.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    operations: usize,
+    changed: usize,
+    commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    human_commit: Option<String>,
+    agent: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<&'a str>,
+    files: Vec<&'a str>,
+    compiled: Vec<&'a str>,
+    retries: usize,
+    dry_run: bool,
+}
+
+/// Run `wiki apply`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format =
+        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let now = iso_millis(global.now()?);
+    let (ops, origin) = match &args.command {
+        Some(s) => (
+            vec![LineOp {
+                line: 1,
+                op: shortcut_op(s)?,
+            }],
+            None,
+        ),
+        None => {
+            let (input, origin) = match &args.file {
+                Some(f) if f.as_os_str() != "-" => (
+                    std::fs::read_to_string(f)
+                        .map_err(|e| CliError::Runtime(format!("{}: {e}", f.display())))?,
+                    f.display().to_string(),
+                ),
+                _ => {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .map_err(|e| CliError::Runtime(format!("cannot read stdin: {e}")))?;
+                    (s, "<stdin>".to_string())
+                }
+            };
+            (parse_input(&input, &origin)?, Some(origin))
+        }
+    };
+    let session = Session::open(global)?;
+    let compiler = super::compiler();
+    let outcome = session::apply_batch(
+        &session,
+        &ops,
+        &BatchOptions {
+            origin,
+            now,
+            dry_run: args.dry_run,
+            compiler: compiler.as_ref(),
+        },
+    )?;
+    print(global, format, args.dry_run, &session, &outcome)?;
+    Ok(exit::OK)
+}
+
+fn print(
+    global: &GlobalArgs,
+    format: Format,
+    dry_run: bool,
+    session: &Session,
+    outcome: &BatchOutcome,
+) -> Result<(), CliError> {
+    let mut out = Output::new();
+    let all_changes = || outcome.page_changes.iter().chain(&outcome.compile_changes);
+    let explicit_records = global.json || global.format.is_some();
+    if dry_run && (!explicit_records || format == Format::Text) {
+        out.text(&diff::diff_all(all_changes()))?;
+        return out.flush();
+    }
+    let commit = outcome.commit.map(|c| c.to_string());
+    let records: Vec<ResultRecord<'_>> = outcome
+        .results
+        .iter()
+        .map(|r| ResultRecord {
+            kind: "result",
+            op: r.op.as_str(),
+            changed: r.changed,
+            page_path: &r.page_path,
+            page_id: r.page_id.as_deref(),
+            commit: commit.clone(),
+        })
+        .collect();
+    let summary = Summary {
+        kind: "summary",
+        operations: outcome.results.len(),
+        changed: outcome.results.iter().filter(|r| r.changed).count(),
+        commit: commit.clone(),
+        human_commit: outcome.human_commit.map(|c| c.to_string()),
+        agent: &session.agent,
+        branch: session.branch.as_deref(),
+        files: outcome
+            .page_changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect(),
+        compiled: outcome
+            .compile_changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect(),
+        retries: outcome.retries,
+        dry_run,
+    };
+    match format {
+        Format::Text => {
+            let n = outcome.compile_changes.len();
+            let refreshed = if n > 0 {
+                format!("Refreshed {n} index file{}.", if n == 1 { "" } else { "s" })
+            } else {
+                "Indexes unchanged.".to_string()
+            };
+            for r in &outcome.results {
+                out.line(&format!(
+                    "{} {} via {}. {refreshed}",
+                    if r.changed {
+                        "Updated"
+                    } else {
+                        "No changes for"
+                    },
+                    r.page_path,
+                    r.op.as_str()
+                ))?;
+            }
+        }
+        Format::Json => {
+            let mut doc = Map::new();
+            doc.insert(
+                "results".into(),
+                serde_json::to_value(&records).unwrap_or(Json::Null),
+            );
+            doc.insert(
+                "summary".into(),
+                serde_json::to_value(&summary).unwrap_or(Json::Null),
+            );
+            if dry_run {
+                doc.insert("diff".into(), Json::String(diff::diff_all(all_changes())));
+            }
+            out.json(&Json::Object(doc))?;
+        }
+        _ => {
+            if dry_run {
+                for c in all_changes() {
+                    out.record(&serde_json::json!({
+                        "type": "diff",
+                        "path": c.path,
+                        "diff": diff::file_diff(c),
+                    }))?;
+                }
+            }
+            for r in &records {
+                out.record(r)?;
+            }
+            out.record(&summary)?;
+        }
+    }
+    out.flush()
+}

@@ -1,0 +1,68 @@
+//! `wiki history <page id | path | claim id>`.
+
+use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
+
+use crate::history::{self, Subject};
+use crate::session::Session;
+
+/// List the commits that changed a page or a claim, newest first (or oldest first with
+/// `--order oldest`).
+///
+/// LOOKUP is a page path or id (resolved like `wiki get`) or a claim id (`claim:` prefix
+/// optional). For a claim, each entry lists what changed in that commit: text, status,
+/// confidence, evidence, validFrom/validUntil, supersedes/supersededBy. Commits made by hand
+/// (no `Wiki-Op` trailer) are included and marked `"manual": true` (`[manual]` in text).
+/// Output: JSON Lines `{"type":"history",...}` records (default), `--format text`, or `--json`
+/// (one array). Exit status 0, 1 when nothing changed the page or claim, 2 on errors.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Page path, page id or claim id.
+    #[arg(value_name = "LOOKUP")]
+    pub lookup: String,
+
+    /// Order of the entries.
+    #[arg(long, value_name = "ORDER", default_value = "newest", value_parser = ["newest", "oldest"])]
+    pub order: String,
+
+    /// Show at most N entries (after ordering).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// Run `wiki history`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format =
+        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let session = Session::open(global)?;
+    let subject = history::resolve(&session, &args.lookup)?;
+    let mut entries = history::history(&session, &subject)?;
+    if args.order == "oldest" {
+        entries.reverse();
+    }
+    if let Some(n) = args.limit {
+        entries.truncate(n);
+    }
+    let mut out = Output::new();
+    match format {
+        Format::Json => out.json(&entries)?,
+        Format::Text => {
+            if let Subject::Claim { id, pages } = &subject {
+                out.line(&format!("claim {id} on {}", pages.join(", ")))?;
+            }
+            for e in &entries {
+                out.text(&history::entry_text(e))?;
+            }
+        }
+        _ => {
+            for e in &entries {
+                out.record(e)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if entries.is_empty() {
+        exit::FOUND
+    } else {
+        exit::OK
+    })
+}

@@ -1,0 +1,312 @@
+//! Where a command reads and writes: the vault, its git store, the target branch (the current
+//! branch, or `agents/<ID>` with `--agent`), and the commit of a batch (lock, read, apply,
+//! compile, one compare-and-swap commit, retry when another writer moved the branch).
+
+use std::path::PathBuf;
+
+use wiki_cli::GlobalArgs;
+use wiki_store::{Change, CommitRequest, ObjectId, Store, Target};
+
+use crate::agent;
+use crate::edit::{FileChange, OpResult, Workspace};
+use crate::error::{Error, Result};
+use crate::files::{CommitFiles, VaultFiles, WorkTreeFiles};
+use crate::ops::Op;
+
+/// How many times a batch is re-read and re-applied when the branch moved under it.
+pub const MAX_ATTEMPTS: usize = 5;
+
+/// The vault and branch a command works on.
+pub struct Session {
+    /// The git store of the vault.
+    pub store: Store,
+    /// The vault directory (canonical).
+    pub vault: PathBuf,
+    /// Where commits go.
+    pub target: Target,
+    /// The target branch's short name (`main`, `agents/x`); `None` for a detached `HEAD`.
+    pub branch: Option<String>,
+    /// The agent id written to `Wiki-Agent` trailers: `--agent`, else the current branch.
+    pub agent: String,
+    /// Whether the target is the checked-out branch (reads see the work tree, human edits
+    /// included; writes update the work tree and index).
+    pub checked_out: bool,
+}
+
+impl Session {
+    /// Open the vault of `global` and select the target branch (`--agent` / `$WIKI_AGENT`).
+    pub fn open(global: &GlobalArgs) -> Result<Session> {
+        let vault = global
+            .vault_dir()
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        if !vault.is_dir() {
+            return Err(Error::Runtime(format!(
+                "{}: no vault here (run `wiki init` first, or pass --vault DIR)",
+                vault.display()
+            )));
+        }
+        let store = Store::open(&vault)?;
+        let agent_id = match global.agent_id() {
+            Some(raw) => Some(agent::normalize_agent_id(&raw)?),
+            None => None,
+        };
+        Self::with_agent(store, agent_id)
+    }
+
+    /// A session on `store` for `agent` (`None`: the current branch).
+    pub fn with_agent(store: Store, agent_id: Option<String>) -> Result<Session> {
+        let current = store.current_branch()?;
+        let vault = store.vault_dir().to_path_buf();
+        Ok(match agent_id {
+            Some(id) => {
+                let branch = agent::branch_name(&id);
+                let checked_out = current.as_deref() == Some(branch.as_str());
+                Session {
+                    store,
+                    vault,
+                    target: Target::Branch(branch.clone()),
+                    branch: Some(branch),
+                    agent: id,
+                    checked_out,
+                }
+            }
+            None => Session {
+                agent: current.clone().unwrap_or_else(|| "HEAD".to_string()),
+                store,
+                vault,
+                target: Target::Head,
+                branch: current,
+                checked_out: true,
+            },
+        })
+    }
+
+    /// The commit the target branch starts from now: its tip, or (for an agent branch that does
+    /// not exist yet) the current `HEAD` commit it will be created from. `None`: no commits yet.
+    pub fn base(&self) -> Result<Option<ObjectId>> {
+        match &self.target {
+            Target::Head => Ok(self.head_commit()?),
+            Target::Branch(b) => match self.store.branch_tip(b)? {
+                Some(tip) => Ok(Some(tip)),
+                None => self.head_commit(),
+            },
+        }
+    }
+
+    fn head_commit(&self) -> Result<Option<ObjectId>> {
+        match self.store.current_branch()? {
+            Some(b) => Ok(self.store.branch_tip(&b)?),
+            None => Ok(Some(self.store.resolve("HEAD")?)),
+        }
+    }
+
+    /// The files a batch starts from: the work tree for the checked-out branch, else the
+    /// commit `base`.
+    pub fn files(&self, base: Option<ObjectId>) -> Result<Box<dyn VaultFiles + '_>> {
+        if self.checked_out {
+            Ok(Box::new(WorkTreeFiles::new(self.vault.clone())?))
+        } else {
+            Ok(Box::new(CommitFiles::new(&self.store, base)?))
+        }
+    }
+
+    /// The revision to read committed state from (`HEAD` or the agent branch; falls back to
+    /// `HEAD` for an agent branch that does not exist yet).
+    pub fn rev(&self) -> Result<Option<String>> {
+        Ok(self.base()?.map(|id| id.to_string()))
+    }
+}
+
+/// Generated files (compile) for a set of page changes.
+pub trait Compiler {
+    /// The extra changes compile makes when `changes` are applied on top of `files`.
+    fn compile(
+        &self,
+        files: &dyn VaultFiles,
+        changes: &[FileChange],
+        now: &str,
+    ) -> Result<Vec<FileChange>>;
+}
+
+/// A compiler that generates nothing (compile disabled).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoCompile;
+
+impl Compiler for NoCompile {
+    fn compile(&self, _: &dyn VaultFiles, _: &[FileChange], _: &str) -> Result<Vec<FileChange>> {
+        Ok(Vec::new())
+    }
+}
+
+/// One operation of a batch with its input line.
+#[derive(Debug, Clone)]
+pub struct LineOp {
+    /// 1-based input line.
+    pub line: usize,
+    /// The validated operation.
+    pub op: Op,
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, Default)]
+pub struct BatchOutcome {
+    /// One result per operation, in input order.
+    pub results: Vec<OpResult>,
+    /// Page files the operations changed.
+    pub page_changes: Vec<FileChange>,
+    /// Generated files compile changed.
+    pub compile_changes: Vec<FileChange>,
+    /// The commit (`None`: nothing changed, or a dry run).
+    pub commit: Option<ObjectId>,
+    /// A commit recording human edits made first, if any.
+    pub human_commit: Option<ObjectId>,
+    /// How many times the batch was re-applied because another writer moved the branch.
+    pub retries: usize,
+}
+
+/// Options of [`apply_batch`].
+pub struct BatchOptions<'c> {
+    /// Where operation errors point (`<stdin>`, a file name); `None`: no location (CLI flags).
+    pub origin: Option<String>,
+    /// ISO timestamp for `updatedAt`.
+    pub now: String,
+    /// Compute everything, write nothing.
+    pub dry_run: bool,
+    /// Regenerates compiled files.
+    pub compiler: &'c dyn Compiler,
+}
+
+/// Apply `ops` as one batch: take the vault lock, read the branch, apply every operation in
+/// memory (the first failing one aborts the batch: nothing is written), compile, and make one
+/// commit with a trailer set per changed operation. When another writer moved the branch between
+/// the read and the compare-and-swap, the batch is re-read and re-applied on the new tip (up to
+/// [`MAX_ATTEMPTS`] times), so no update is lost.
+pub fn apply_batch(
+    session: &Session,
+    ops: &[LineOp],
+    opts: &BatchOptions<'_>,
+) -> Result<BatchOutcome> {
+    let lock = if opts.dry_run {
+        None
+    } else {
+        Some(session.store.lock()?)
+    };
+    let mut retries = 0;
+    loop {
+        let base = session.base()?;
+        let files = session.files(base)?;
+        let mut ws = Workspace::new(files.as_ref(), &opts.now);
+        let mut results = Vec::with_capacity(ops.len());
+        for lop in ops {
+            results.push(ws.apply(&lop.op).map_err(|e| match &opts.origin {
+                Some(origin) => e.at(origin, lop.line),
+                None => e,
+            })?);
+        }
+        let page_changes = ws.changes();
+        let compile_changes = if page_changes.is_empty() {
+            Vec::new()
+        } else {
+            opts.compiler
+                .compile(files.as_ref(), &page_changes, &opts.now)?
+        };
+        let mut outcome = BatchOutcome {
+            results,
+            page_changes,
+            compile_changes,
+            retries,
+            ..BatchOutcome::default()
+        };
+        let Some(lock) = &lock else {
+            return Ok(outcome);
+        };
+        if outcome.page_changes.is_empty() {
+            return Ok(outcome);
+        }
+        let changes: Vec<Change> = outcome
+            .page_changes
+            .iter()
+            .chain(&outcome.compile_changes)
+            .map(|c| Change {
+                path: c.path.clone(),
+                content: c.after.clone(),
+            })
+            .collect();
+        let req = CommitRequest {
+            target: session.target.clone(),
+            changes: &changes,
+            subject: subject(&outcome.results),
+            body: None,
+            trailers: trailers(&outcome.results, &session.agent),
+            expected_parent: base,
+            create_from: None,
+        };
+        match session.store.commit_locked(lock, &req) {
+            Ok(done) => {
+                outcome.commit = done.commit;
+                outcome.human_commit = done.human_commit;
+                return Ok(outcome);
+            }
+            Err(e) if e.is_conflict() && retries + 1 < MAX_ATTEMPTS => {
+                retries += 1;
+            }
+            Err(e) if e.is_conflict() => {
+                return Err(Error::Runtime(format!(
+                    "{e}; the branch kept moving under this batch ({MAX_ATTEMPTS} attempts), nothing was written: run it again"
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The commit subject of a batch.
+pub fn subject(results: &[OpResult]) -> String {
+    let changed: Vec<&OpResult> = results.iter().filter(|r| r.changed).collect();
+    match changed.as_slice() {
+        [one] => format!("wiki apply: {} {}", one.op.as_str(), one.page_path),
+        many => {
+            let mut pages: Vec<&str> = many.iter().map(|r| r.page_path.as_str()).collect();
+            pages.sort_unstable();
+            pages.dedup();
+            format!(
+                "wiki apply: {} operations on {} page{}",
+                many.len(),
+                pages.len(),
+                if pages.len() == 1 { "" } else { "s" }
+            )
+        }
+    }
+}
+
+/// One trailer set per changed operation: `Wiki-Op`, `Wiki-Page`, `Wiki-Claim`…, `Wiki-Agent`,
+/// `Wiki-Source`….
+pub fn trailers(results: &[OpResult], agent: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for r in results.iter().filter(|r| r.changed) {
+        out.push(("Wiki-Op".to_string(), r.op.as_str().to_string()));
+        out.push(("Wiki-Page".to_string(), r.page_path.clone()));
+        for c in &r.claims {
+            out.push(("Wiki-Claim".to_string(), c.clone()));
+        }
+        out.push(("Wiki-Agent".to_string(), agent.to_string()));
+        for s in &r.sources {
+            out.push(("Wiki-Source".to_string(), s.clone()));
+        }
+    }
+    out
+}
+
+/// Split a commit's trailers into per-operation sets (each starts at a `Wiki-Op`).
+pub fn trailer_sets(trailers: &[(String, String)]) -> Vec<Vec<(String, String)>> {
+    let mut sets: Vec<Vec<(String, String)>> = Vec::new();
+    for (k, v) in trailers {
+        if k.eq_ignore_ascii_case("Wiki-Op") || sets.is_empty() {
+            sets.push(Vec::new());
+        }
+        if let Some(last) = sets.last_mut() {
+            last.push((k.clone(), v.clone()));
+        }
+    }
+    sets
+}

@@ -1,0 +1,134 @@
+//! Per-agent branches: `--agent ID` reads and writes `agents/<ID>` without touching the main
+//! work tree or ref; `agent list` / `agent create`.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn agent_writes_go_to_their_branch_only() {
+    let v = vault();
+    // Uncommitted human state on main must survive untouched.
+    v.write("inbox.md", "draft idea\n");
+    let main_before = rev(&v, "main");
+    let status_before = v.status();
+    let index_before = std::fs::read(v.path(".git/index")).unwrap();
+    let alpha_before = v.read("entities/alpha.md");
+
+    let r = apply(
+        &v,
+        &["--agent", "Research"],
+        &[
+            r#"{"op":"add_claim","page":"alpha","claimId":"claim.alpha.r","text":"Research claim."}"#,
+            r#"{"op":"synthesis","title":"Agent Notes","body":"b","sourceIds":["source.alpha"]}"#,
+        ],
+    );
+    r.expect_code(0);
+    let recs = r.jsonl();
+    let summary = &recs[2];
+    assert_eq!(summary["agent"], "research");
+    assert_eq!(summary["branch"], "agents/research");
+    let agent_tip = rev(&v, "agents/research");
+    assert_eq!(summary["commit"], agent_tip.as_str());
+    // Created from the current branch; main untouched (ref, work tree, index, HEAD).
+    assert_eq!(rev(&v, "agents/research~1"), main_before);
+    assert_eq!(rev(&v, "main"), main_before);
+    assert_eq!(v.git(&["branch", "--show-current"]).trim(), "main");
+    assert_eq!(v.status(), status_before);
+    assert_eq!(std::fs::read(v.path(".git/index")).unwrap(), index_before);
+    assert_eq!(v.read("entities/alpha.md"), alpha_before);
+    assert!(!v.exists("syntheses/agent-notes.md"));
+    assert!(show(&v, "agents/research:entities/alpha.md").contains("claim.alpha.r"));
+    assert!(show(&v, "agents/research:syntheses/agent-notes.md").contains("## Summary"));
+    assert_eq!(
+        v.git(&[
+            "log",
+            "-1",
+            "agents/research",
+            "--format=%(trailers:key=Wiki-Agent,valueonly,separator=%x2C)"
+        ])
+        .trim(),
+        "research,research"
+    );
+
+    // The agent reads its own branch: updating its claim works there, not on main.
+    apply(
+        &v,
+        &["--agent", "research"],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.r","status":"contested"}"#],
+    )
+    .expect_code(0);
+    assert_eq!(rev(&v, "agents/research~1"), agent_tip);
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.r","status":"contested"}"#],
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: <stdin>:1: claim not found: claim.alpha.r\n"
+    );
+    // History as the agent sees the agent's commits.
+    let r = v.run(
+        "wiki-apply",
+        &["--agent", "research", "history", "claim.alpha.r"],
+    );
+    r.expect_code(0);
+    assert_eq!(r.jsonl().len(), 2);
+    assert_eq!(rev(&v, "main"), main_before);
+    assert_eq!(v.status(), status_before);
+    v.git(&["fsck", "--strict", "--no-progress"]);
+}
+
+#[test]
+fn agent_list_and_create() {
+    let v = vault();
+    let r = v.run("wiki-apply", &["agent", "list"]);
+    r.expect_code(0);
+    assert_eq!(r.stdout, "");
+    let first = rev(&v, "HEAD");
+    v.write("entities/beta.md", "# Beta\n");
+    v.commit_all("second");
+    let r = v.run(
+        "wiki-apply",
+        &["agent", "create", "Writer Bot", "--from", "HEAD~1"],
+    );
+    r.expect_code(0);
+    let rec = &r.jsonl()[0];
+    assert_eq!(rec["type"], "agent");
+    assert_eq!(rec["id"], "writer-bot");
+    assert_eq!(rec["branch"], "agents/writer-bot");
+    assert_eq!(rec["commit"], first.as_str());
+    v.run("wiki-apply", &["agent", "create", "alpha"])
+        .expect_code(0);
+    let r = v.run("wiki-apply", &["agent", "create", "alpha"]);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "wiki-apply: error: agent alpha already exists: branch agents/alpha is at {}\n",
+            rev(&v, "HEAD")
+        )
+    );
+    let r = v.run("wiki-apply", &["agent", "list", "--format", "text"]);
+    r.expect_code(0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "alpha\tagents/alpha\t{}\nwriter-bot\tagents/writer-bot\t{}\n",
+            &rev(&v, "HEAD")[..12],
+            &first[..12]
+        )
+    );
+    assert_eq!(v.git(&["branch", "--show-current"]).trim(), "main");
+    assert_eq!(v.status(), "");
+    // A created agent branch is used as is by --agent.
+    apply(
+        &v,
+        &["--agent", "writer-bot"],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    )
+    .expect_code(0);
+    assert_eq!(rev(&v, "agents/writer-bot~1"), first);
+}

@@ -1,0 +1,524 @@
+//! `wiki-apply`: operations, validation messages, atomic batches, trailers, dry runs.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn synthesis_shortcut_creates_and_repeats_like_the_original() {
+    let v = vault();
+    let run = v.run(
+        "wiki-apply",
+        &[
+            "--format",
+            "text",
+            "synthesis",
+            "Alpha Synthesis",
+            "--body",
+            "Alpha runs PostgreSQL; see the Alpha source.",
+            "--source-id",
+            "source.alpha",
+        ],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Updated syntheses/alpha-synthesis.md via create_synthesis. Indexes unchanged.\n"
+    );
+    assert_eq!(
+        v.read("syntheses/alpha-synthesis.md"),
+        "---\npageType: synthesis\nid: synthesis.alpha-synthesis\ntitle: Alpha Synthesis\nsourceIds:\n  - source.alpha\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\n---\n\n# Alpha Synthesis\n\n## Notes\n<!-- openclaw:human:start -->\n<!-- openclaw:human:end -->\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nAlpha runs PostgreSQL; see the Alpha source.\n<!-- openclaw:wiki:generated:end -->\n"
+    );
+    assert_eq!(v.status(), "");
+    let again = v.run(
+        "wiki-apply",
+        &[
+            "--format",
+            "text",
+            "synthesis",
+            "Alpha Synthesis",
+            "--body",
+            "Alpha runs PostgreSQL; see the Alpha source.",
+            "--source-id",
+            "source.alpha",
+        ],
+    );
+    again.expect_code(0);
+    assert_eq!(
+        again.stdout,
+        "No changes for syntheses/alpha-synthesis.md via create_synthesis. Indexes unchanged.\n"
+    );
+    assert_eq!(v.commit_count(), 2, "a no-op makes no commit");
+}
+
+#[test]
+fn shortcut_validation_messages() {
+    let v = vault();
+    let r = v.run("wiki-apply", &["synthesis", "No Source", "--body", "x"]);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: wiki apply synthesis requires at least one --source-id.\n"
+    );
+    let r = v.run("wiki-apply", &["synthesis", "T", "--source-id", "s"]);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: wiki apply synthesis requires --body or --body-file.\n"
+    );
+    let r = v.run(
+        "wiki-apply",
+        &["metadata", "no-such-page", "--status", "review"],
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: Wiki page not found: no-such-page\n"
+    );
+    let r = v.run("wiki-apply", &["metadata", "alpha", "--confidence", "1.5"]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("--confidence must be a number between 0 and 1."),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(v.commit_count(), 1);
+}
+
+#[test]
+fn metadata_keeps_body_and_human_block_byte_identical() {
+    let v = vault();
+    let r = v.run(
+        "wiki-apply",
+        &[
+            "metadata",
+            "entity.alpha",
+            "--question",
+            "Is the backup window long enough?",
+            "--question",
+            " Is the backup window long enough? ",
+            "--clear-confidence",
+            "--status",
+            "review",
+        ],
+    );
+    r.expect_code(0);
+    let rec = &r.jsonl()[0];
+    assert_eq!(rec["type"], "result");
+    assert_eq!(rec["op"], "update_metadata");
+    assert_eq!(rec["changed"], true);
+    assert_eq!(rec["pagePath"], "entities/alpha.md");
+    assert_eq!(rec["pageId"], "entity.alpha");
+    assert_eq!(rec["commit"].as_str().unwrap(), rev(&v, "HEAD"));
+    let text = v.read("entities/alpha.md");
+    assert_eq!(body(&text), body(ALPHA), "body bytes unchanged");
+    assert_eq!(
+        &text[..text.find("\n---\n").unwrap()],
+        "---
+pageType: entity
+id: entity.alpha
+title: Alpha
+aliases:
+  - Al
+sourceIds:
+  - source.alpha
+claims:
+  - id: claim.alpha.db
+    text: Alpha uses PostgreSQL for the primary database.
+    status: supported
+    confidence: 0.9
+    evidence:
+      - sourceId: source.alpha
+        lines: 12-18
+    updatedAt: 2026-03-20T00:00:00.000Z
+questions:
+  - Is the backup window long enough?
+updatedAt: 2026-04-05T12:00:00.000Z
+status: review"
+    );
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn stdin_validation_names_line_and_field() {
+    let v = vault();
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"op":"metadata","lookup":"alpha","claims":[{"text":"x","confidence":1.5}]}"#,
+            "claims[0].confidence must be a number between 0 and 1; received 1.5.",
+        ),
+        (
+            r#"{"op":"metadata","lookup":"alpha","confidence":"1.5"}"#,
+            "confidence must be a finite number between 0 and 1; received 1.5.",
+        ),
+        (
+            r#"{"op":"create_synthesis","body":"b","sourceIds":["s"]}"#,
+            "wiki mutation requires title for create_synthesis.",
+        ),
+        (
+            r#"{"op":"synthesis","title":"T","sourceIds":["s"]}"#,
+            "wiki mutation requires body for create_synthesis.",
+        ),
+        (
+            r#"{"op":"synthesis","title":"T","body":"b"}"#,
+            "wiki mutation requires at least one sourceId for create_synthesis.",
+        ),
+        (
+            r#"{"op":"update_metadata"}"#,
+            "wiki mutation requires lookup for update_metadata.",
+        ),
+        (
+            r#"{"op":"nope"}"#,
+            "wiki mutation op must be one of \"create_synthesis\", \"update_metadata\", \"add_claim\", \"update_claim\", \"add_evidence\", \"supersede_claim\", \"add_relationship\", \"add_question\", \"resolve_question\", \"add_contradiction\", \"resolve_contradiction\" (aliases: \"synthesis\", \"metadata\").",
+        ),
+        (
+            r#"{"op":"add_claim","page":"alpha","text":"t"}"#,
+            "wiki mutation requires claimId for add_claim.",
+        ),
+        (
+            r#"{"op":"update_claim","claimId":"claim.alpha.db"}"#,
+            "wiki mutation requires text, status or confidence for update_claim.",
+        ),
+        (
+            r#"{"op":"add_evidence","claimId":"c","evidence":[{"sourceId":"s","weight":-2}]}"#,
+            "evidence[0].weight must be a finite number >= 0; received -2.",
+        ),
+        (
+            r#"{"op":"supersede_claim","claimId":"c","newClaimId":"d"}"#,
+            "wiki mutation requires text for supersede_claim.",
+        ),
+        (
+            r#"{"op":"add_relationship","page":"alpha"}"#,
+            "wiki mutation requires targetId or targetPath for add_relationship.",
+        ),
+        (
+            r#"{"op":"add_question","page":"alpha"}"#,
+            "wiki mutation requires question for add_question.",
+        ),
+        (
+            r#"{"op":"resolve_contradiction","page":"alpha"}"#,
+            "wiki mutation requires contradiction for resolve_contradiction.",
+        ),
+        (
+            r#"{"op":"add_claim","page":"alpha","claimId":"c","text":"t","confidence":"high"}"#,
+            "confidence must be a number between 0 and 1; received \"high\".",
+        ),
+        (
+            r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"x","extra":1}"#,
+            "unknown field \"extra\" for update_claim (allowed: op, page, claimId, text, status, confidence).",
+        ),
+    ];
+    let good = r#"{"op":"add_question","page":"alpha","question":"Q?"}"#;
+    for (line, message) in cases {
+        let r = apply(&v, &[], &[good, "", line]);
+        r.expect_code(2);
+        assert_eq!(
+            r.stderr,
+            format!("wiki-apply: error: <stdin>:3: {message}\n"),
+            "for {line}"
+        );
+        assert_eq!(r.stdout, "");
+    }
+    let r = apply(&v, &[], &["{not json"]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .starts_with("wiki-apply: error: <stdin>:1: invalid JSON: "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(v.commit_count(), 1);
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn numeric_strings_are_coerced() {
+    let v = vault();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"metadata","lookup":"entities/alpha.md","confidence":"0.7"}"#],
+    )
+    .expect_code(0);
+    assert!(v.read("entities/alpha.md").contains("\nconfidence: 0.7\n"));
+}
+
+#[test]
+fn batch_is_atomic() {
+    let v = vault();
+    let head = rev(&v, "HEAD");
+    // Line 3 is invalid: nothing from lines 1-2 is written.
+    let r = apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_question","page":"alpha","question":"One?"}"#,
+            r#"{"op":"synthesis","title":"New","body":"b","sourceIds":["source.alpha"]}"#,
+            r#"{"op":"add_claim","page":"alpha","claimId":"c","text":"t","confidence":2}"#,
+        ],
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: <stdin>:3: confidence must be a number between 0 and 1; received 2.\n"
+    );
+    // A valid line that names a missing page fails the batch the same way.
+    let r = apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_question","page":"alpha","question":"One?"}"#,
+            r#"{"op":"add_claim","page":"entity.missing","claimId":"c","text":"t"}"#,
+        ],
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: <stdin>:2: Wiki page not found: entity.missing\n"
+    );
+    assert_eq!(rev(&v, "HEAD"), head);
+    assert_eq!(v.status(), "");
+    assert!(!v.exists("syntheses/new.md"));
+    assert_eq!(v.read("entities/alpha.md"), ALPHA);
+}
+
+#[test]
+fn claim_operations_end_to_end_with_trailers() {
+    let v = vault();
+    let r = apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_claim","page":"entity.alpha","claimId":"claim.alpha.lang","text":"Alpha writes Rust.","status":"supported","confidence":0.6,"evidence":[{"kind":"source","sourceId":"source.alpha","lines":"3-4"}]}"#,
+            r#"{"op":"add_evidence","claimId":"claim.alpha.db","evidence":{"sourceId":"source.beta","note":"second source"}}"#,
+            r#"{"op":"update_claim","claimId":"claim:claim.alpha.db","confidence":0.5,"status":"contested"}"#,
+            r#"{"op":"supersede_claim","claimId":"claim.alpha.db","newClaimId":"claim.alpha.db.v2","text":"Alpha moved to MySQL.","confidence":0.7,"validFrom":"2026-04-01T00:00:00.000Z"}"#,
+            r#"{"op":"add_relationship","page":"alpha","targetId":"entity.beta","kind":"works-with","confidence":0.8}"#,
+            r#"{"op":"add_contradiction","page":"alpha","contradiction":"PostgreSQL vs MySQL?"}"#,
+            r#"{"op":"resolve_question","page":"alpha","question":"Who owns the backup policy?"}"#,
+            r#"{"op":"add_question","page":"alpha","question":"When did the move happen?"}"#,
+        ],
+    );
+    r.expect_code(0);
+    let recs = r.jsonl();
+    assert_eq!(recs.len(), 9);
+    assert!(
+        recs[..8]
+            .iter()
+            .all(|r| r["changed"] == true && r["pagePath"] == "entities/alpha.md")
+    );
+    let head = rev(&v, "HEAD");
+    assert_eq!(recs[8]["type"], "summary");
+    assert_eq!(recs[8]["commit"], head.as_str());
+    assert_eq!(v.commit_count(), 2, "one commit for the batch");
+    let text = v.read("entities/alpha.md");
+    assert_eq!(body(&text), body(ALPHA));
+    assert!(
+        text.contains(
+            "claims:
+  - id: claim.alpha.db
+    text: Alpha uses PostgreSQL for the primary database.
+    status: superseded
+    confidence: 0.5
+    evidence:
+      - sourceId: source.alpha
+        lines: 12-18
+      - sourceId: source.beta
+        note: second source
+        updatedAt: 2026-04-05T12:00:00.000Z
+    updatedAt: 2026-04-05T12:00:00.000Z
+    validUntil: 2026-04-01T00:00:00.000Z
+    supersededBy: claim.alpha.db.v2
+  - id: claim.alpha.db.v2
+    text: Alpha moved to MySQL.
+    confidence: 0.7
+    evidence: []
+    updatedAt: 2026-04-05T12:00:00.000Z
+    validFrom: 2026-04-01T00:00:00.000Z
+    supersedes: claim.alpha.db
+  - id: claim.alpha.lang
+    text: Alpha writes Rust.
+    status: supported
+    confidence: 0.6
+    evidence:
+      - kind: source
+        sourceId: source.alpha
+        lines: 3-4
+    updatedAt: 2026-04-05T12:00:00.000Z
+confidence: 0.8
+updatedAt: 2026-04-05T12:00:00.000Z
+relationships:
+  - targetId: entity.beta
+    kind: works-with
+    confidence: 0.8
+    updatedAt: 2026-04-05T12:00:00.000Z
+contradictions:
+  - PostgreSQL vs MySQL?
+questions:
+  - When did the move happen?
+---
+"
+        ),
+        "{text}"
+    );
+    // Trailers, one set per operation, readable by git.
+    let trailers = v.git(&["log", "-1", "--format=%(trailers:only,unfold)"]);
+    let expected = "Wiki-Op: add_claim
+Wiki-Page: entities/alpha.md
+Wiki-Claim: claim.alpha.lang
+Wiki-Agent: main
+Wiki-Source: source.alpha
+Wiki-Op: add_evidence
+Wiki-Page: entities/alpha.md
+Wiki-Claim: claim.alpha.db
+Wiki-Agent: main
+Wiki-Source: source.beta
+Wiki-Op: update_claim
+Wiki-Page: entities/alpha.md
+Wiki-Claim: claim.alpha.db
+Wiki-Agent: main
+Wiki-Op: supersede_claim
+Wiki-Page: entities/alpha.md
+Wiki-Claim: claim.alpha.db
+Wiki-Claim: claim.alpha.db.v2
+Wiki-Agent: main
+Wiki-Op: add_relationship
+Wiki-Page: entities/alpha.md
+Wiki-Agent: main
+Wiki-Op: add_contradiction
+Wiki-Page: entities/alpha.md
+Wiki-Agent: main
+Wiki-Op: resolve_question
+Wiki-Page: entities/alpha.md
+Wiki-Agent: main
+Wiki-Op: add_question
+Wiki-Page: entities/alpha.md
+Wiki-Agent: main
+";
+    assert_eq!(trailers.trim_end(), expected.trim_end());
+    assert_eq!(
+        v.git(&["log", "-1", "--format=%s"]).trim(),
+        "wiki apply: 8 operations on 1 page"
+    );
+    let ops = v.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Wiki-Op,valueonly,separator=%x2C)",
+    ]);
+    assert_eq!(
+        ops.trim(),
+        "add_claim,add_evidence,update_claim,supersede_claim,add_relationship,add_contradiction,resolve_question,add_question"
+    );
+    assert_eq!(v.status(), "");
+    v.git(&["fsck", "--strict", "--no-progress"]);
+
+    // Replaying the same batch is a no-op: no commit.
+    let again = apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_claim","page":"entity.alpha","claimId":"claim.alpha.lang","text":"Alpha writes Rust."}"#,
+            r#"{"op":"add_evidence","claimId":"claim.alpha.db","evidence":{"sourceId":"source.beta","note":"second source"}}"#,
+            r#"{"op":"supersede_claim","claimId":"claim.alpha.db","newClaimId":"claim.alpha.db.v2","text":"Alpha moved to MySQL."}"#,
+            r#"{"op":"add_question","page":"alpha","question":"When did the move happen?"}"#,
+        ],
+    );
+    again.expect_code(0);
+    assert!(
+        again.jsonl()[..4]
+            .iter()
+            .all(|r| r["changed"] == false && r["commit"].is_null())
+    );
+    assert_eq!(rev(&v, "HEAD"), head);
+}
+
+#[test]
+fn dry_run_prints_a_diff_and_writes_nothing() {
+    let v = vault();
+    let r = apply(
+        &v,
+        &["--dry-run"],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.starts_with(
+            "diff --git a/entities/alpha.md b/entities/alpha.md\n--- a/entities/alpha.md\n+++ b/entities/alpha.md\n@@ "
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("\n-    status: supported\n+    status: contested\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("\n+updatedAt: 2026-04-05T12:00:00.000Z\n")
+    );
+    assert_eq!(v.commit_count(), 1);
+    assert_eq!(v.status(), "");
+    // With an explicit JSON Lines format, the diff comes as records.
+    let r = apply(
+        &v,
+        &["--dry-run", "--format", "jsonl"],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    );
+    r.expect_code(0);
+    let recs = r.jsonl();
+    assert_eq!(recs[0]["type"], "diff");
+    assert_eq!(recs[0]["path"], "entities/alpha.md");
+    assert_eq!(recs[1]["type"], "result");
+    assert!(recs[1]["commit"].is_null());
+    assert_eq!(recs[2]["dryRun"], true);
+    assert_eq!(v.commit_count(), 1);
+}
+
+#[test]
+fn human_edits_are_committed_first_and_kept() {
+    let v = vault();
+    let edited = ALPHA.replace("Human note: do not touch.", "Human note: edited by hand.");
+    v.write("entities/alpha.md", &edited);
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    );
+    r.expect_code(0);
+    assert_eq!(
+        v.commit_count(),
+        3,
+        "human edit commit, then the tool commit"
+    );
+    assert_eq!(
+        v.git(&["log", "-1", "--format=%s%n%(trailers:only)", "HEAD~1"])
+            .trim(),
+        "Record human edits before add_question\nWiki-Human-Edit: entities/alpha.md"
+    );
+    let text = v.read("entities/alpha.md");
+    assert!(text.contains("Human note: edited by hand."));
+    assert!(text.contains("  - Q?\n"));
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn ops_from_a_file_report_the_file_name() {
+    let v = vault();
+    v.write(
+        "../ops.jsonl",
+        "{\"op\":\"add_question\",\"page\":\"alpha\",\"question\":\"Q?\"}\n{\"op\":\"add_claim\"}\n",
+    );
+    let path = v.path("../ops.jsonl");
+    let r = v.run("wiki-apply", &["--file", path.to_str().unwrap()]);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "wiki-apply: error: {}:2: wiki mutation requires page for add_claim.\n",
+            path.display()
+        )
+    );
+}

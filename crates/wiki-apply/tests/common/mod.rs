@@ -1,0 +1,80 @@
+//! Shared fixtures for the wiki-apply end-to-end tests: a small vault in a real git repository.
+#![allow(dead_code)]
+
+pub use wiki_testkit::{Run, Vault};
+
+pub const ALPHA: &str = "---
+pageType: entity
+id: entity.alpha
+title: Alpha
+aliases: [Al]
+sourceIds: [source.alpha]
+claims:
+  - id: claim.alpha.db
+    text: Alpha uses PostgreSQL for the primary database.
+    status: supported
+    confidence: 0.9
+    evidence:
+      - sourceId: source.alpha
+        lines: \"12-18\"
+    updatedAt: 2026-03-20T00:00:00.000Z
+questions:
+  - Who owns the backup policy?
+confidence: 0.8
+updatedAt: 2026-03-25T09:30:00.000Z
+---
+
+# Alpha
+
+Alpha is a person.   
+Trailing spaces and a tab\there stay.
+
+## Notes
+<!-- openclaw:human:start -->
+Human note: do not touch.
+<!-- openclaw:human:end -->
+";
+
+pub const SOURCE: &str = "---
+pageType: source
+id: source.alpha
+title: Alpha Source
+---
+
+# Alpha Source
+
+line one
+";
+
+/// A vault with `.openclaw-wiki/`, two pages, committed on `main`.
+pub fn vault() -> Vault {
+    let v = Vault::with_git();
+    v.write(".openclaw-wiki/state.json", "{}\n");
+    v.write("entities/alpha.md", ALPHA);
+    v.write("sources/alpha.md", SOURCE);
+    v.commit_all("initial vault");
+    v
+}
+
+/// Run `wiki-apply` with `lines` on stdin.
+pub fn apply(v: &Vault, args: &[&str], lines: &[&str]) -> Run {
+    let mut input = lines.join("\n");
+    input.push('\n');
+    v.run_stdin("wiki-apply", args, Some(input.as_bytes()))
+}
+
+/// `git rev-parse <rev>`.
+pub fn rev(v: &Vault, r: &str) -> String {
+    v.git(&["rev-parse", r]).trim().to_string()
+}
+
+/// A file at a revision (`git show rev:path`).
+pub fn show(v: &Vault, rev_path: &str) -> String {
+    v.git(&["show", rev_path])
+}
+
+/// The body of a page (everything after the closing `---` line).
+pub fn body(text: &str) -> &str {
+    let start = text.find("\n---\n").expect("frontmatter") + 5;
+    &text[start..]
+}

@@ -1,0 +1,245 @@
+//! Concurrent writers (lock + compare-and-swap, retry on a moved branch) and crash safety
+//! (SIGKILL mid-batch).
+
+mod common;
+
+use std::process::Stdio;
+
+use common::*;
+use wiki_apply::edit::FileChange;
+use wiki_apply::files::VaultFiles;
+use wiki_apply::ops::parse_line;
+use wiki_apply::session::{self, BatchOptions, Compiler, LineOp, Session};
+use wiki_store::Store;
+
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn eight_processes_fifty_operations_each_lose_nothing() {
+    let v = vault();
+    let base_commits = v.commit_count();
+    let workers: Vec<std::thread::JoinHandle<Vec<i32>>> = (0..8)
+        .map(|w| {
+            let cmd_for = {
+                let v_root = v.root.clone();
+                move |i: usize| {
+                    let page = if i.is_multiple_of(2) { "entity.alpha" } else { "source.alpha" };
+                    let line = format!(
+                        "{{\"op\":\"add_claim\",\"page\":\"{page}\",\"claimId\":\"claim.w{w}.{i}\",\"text\":\"Worker {w} claim {i}.\"}}\n"
+                    );
+                    (v_root.clone(), line)
+                }
+            };
+            let mut template = v.command("wiki-apply");
+            template.stdin(Stdio::piped());
+            let program = std::path::PathBuf::from(template.get_program());
+            let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = template
+                .get_envs()
+                .map(|(k, v)| (k.to_os_string(), v.map(|v| v.to_os_string())))
+                .collect();
+            std::thread::spawn(move || {
+                let mut codes = Vec::new();
+                for i in 0..50 {
+                    let (root, line) = cmd_for(i);
+                    let mut cmd = std::process::Command::new(&program);
+                    cmd.current_dir(&root);
+                    for (k, val) in &envs {
+                        match val {
+                            Some(val) => cmd.env(k, val),
+                            None => cmd.env_remove(k),
+                        };
+                    }
+                    let run = wiki_testkit::output(cmd, Some(line.as_bytes()));
+                    if run.code != 0 {
+                        eprintln!("worker {w} op {i}: {}", run.stderr);
+                    }
+                    codes.push(run.code);
+                }
+                codes
+            })
+        })
+        .collect();
+    for h in workers {
+        let codes = h.join().expect("worker");
+        assert!(codes.iter().all(|c| *c == 0), "{codes:?}");
+    }
+    let alpha = v.read("entities/alpha.md");
+    let source = v.read("sources/alpha.md");
+    let mut missing = Vec::new();
+    for w in 0..8 {
+        for i in 0..50usize {
+            let id = format!("id: claim.w{w}.{i}\n");
+            let text = if i.is_multiple_of(2) { &alpha } else { &source };
+            if count(text, &id) != 1 {
+                missing.push(id);
+            }
+        }
+    }
+    assert!(missing.is_empty(), "missing or duplicated: {missing:?}");
+    assert_eq!(count(&alpha, "  - id: claim.w"), 200);
+    assert_eq!(count(&source, "  - id: claim.w"), 200);
+    assert_eq!(
+        v.commit_count(),
+        base_commits + 400,
+        "one commit per operation"
+    );
+    assert_eq!(v.status(), "");
+    v.git(&["fsck", "--strict", "--no-progress"]);
+}
+
+/// A "compiler" that makes a commit with real git the first time it runs: the branch moves
+/// between the batch's read and its compare-and-swap.
+struct Interloper<'a> {
+    vault: &'a Vault,
+    done: std::cell::Cell<bool>,
+}
+
+impl Compiler for Interloper<'_> {
+    fn compile(
+        &self,
+        _: &dyn VaultFiles,
+        _: &[FileChange],
+        _: &str,
+    ) -> wiki_apply::error::Result<Vec<FileChange>> {
+        if !self.done.replace(true) {
+            self.vault.write("inbox.md", "someone else\n");
+            self.vault.git(&["add", "inbox.md"]);
+            self.vault.git(&["commit", "-q", "-m", "concurrent writer"]);
+        }
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_moved_branch_is_reread_and_the_batch_reapplied() {
+    let v = vault();
+    // The test process talks to git through the library: pin the identity and clock.
+    let store = Store::open_with(
+        &v.root,
+        wiki_store::EnvSource::fixed([
+            ("WIKI_NOW", "2026-04-05T12:00:00Z"),
+            ("GIT_AUTHOR_NAME", "Test"),
+            ("GIT_AUTHOR_EMAIL", "t@example.test"),
+        ]),
+    )
+    .expect("store");
+    let session = Session::with_agent(store, None).expect("session");
+    let op = parse_line(r#"{"op":"add_question","page":"alpha","question":"Q?"}"#).unwrap();
+    let compiler = Interloper {
+        vault: &v,
+        done: std::cell::Cell::new(false),
+    };
+    let out = session::apply_batch(
+        &session,
+        &[LineOp { line: 1, op }],
+        &BatchOptions {
+            origin: Some("<test>".into()),
+            now: "2026-04-05T12:00:00.000Z".into(),
+            dry_run: false,
+            compiler: &compiler,
+        },
+    )
+    .expect("batch");
+    assert_eq!(out.retries, 1);
+    let head = rev(&v, "HEAD");
+    assert_eq!(out.commit.map(|c| c.to_string()), Some(head));
+    assert_eq!(
+        v.git(&["log", "--format=%s", "-3"]).trim(),
+        "wiki apply: add_question entities/alpha.md\nconcurrent writer\ninitial vault"
+    );
+    assert!(v.read("entities/alpha.md").contains("  - Q?\n"));
+    assert_eq!(v.read("inbox.md"), "someone else\n");
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn sigkill_mid_batch_leaves_no_partial_page_and_a_rerun_succeeds() {
+    const PAGES: usize = 150;
+    let mut batch = String::new();
+    for p in 0..PAGES {
+        for q in 0..6 {
+            batch.push_str(&format!(
+                "{{\"op\":\"add_question\",\"page\":\"entities/p{p:03}.md\",\"question\":\"Question {q} about page {p}?\"}}\n"
+            ));
+        }
+        batch.push_str(&format!(
+            "{{\"op\":\"add_claim\",\"page\":\"entity.p{p}\",\"claimId\":\"claim.p{p}\",\"text\":\"Claim of page {p}.\"}}\n"
+        ));
+    }
+    let make_vault = || {
+        let v = vault();
+        for p in 0..PAGES {
+            v.write(
+                &format!("entities/p{p:03}.md"),
+                format!("---\nid: entity.p{p}\ntitle: P{p}\n---\n\n# P{p}\n\nBody {p}.\n"),
+            );
+        }
+        v.commit_all("pages");
+        v
+    };
+    // How long a whole run takes here; kills are spread over it (late ones land in the commit:
+    // objects, ref update, file writes, index).
+    let full = {
+        let v = make_vault();
+        let start = std::time::Instant::now();
+        v.run_stdin("wiki-apply", &[], Some(batch.as_bytes()))
+            .expect_code(0);
+        start.elapsed()
+    };
+    let mut committed_kills = 0;
+    for fraction in [0.1, 0.5, 0.8, 0.9, 0.95, 0.98, 1.0] {
+        let delay = full.mul_f64(fraction);
+        let delay_ms = delay.as_millis();
+        let v = make_vault();
+        let initial = rev(&v, "HEAD");
+        let mut cmd = v.command("wiki-apply");
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().expect("spawn");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            let _ = stdin.write_all(batch.as_bytes());
+        }
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL
+        let status = child.wait().expect("wait");
+        let head = rev(&v, "HEAD");
+        eprintln!(
+            "run takes {} ms; killed after {delay_ms} ms: exit {:?}, committed: {}",
+            full.as_millis(),
+            status.code(),
+            head != initial
+        );
+        if head != initial {
+            committed_kills += 1;
+        }
+        // Refs are intact and the repository is consistent.
+        v.git(&["fsck", "--strict", "--no-progress"]);
+        // Every page is whole: either its version before the batch or the committed one.
+        for p in 0..PAGES {
+            let path = format!("entities/p{p:03}.md");
+            let now = v.read(&path);
+            let before = show(&v, &format!("{initial}:{path}"));
+            let committed = show(&v, &format!("{head}:{path}"));
+            assert!(
+                now == before || now == committed,
+                "partial page {path} after kill at {delay_ms} ms:\n{now}"
+            );
+        }
+        // A rerun succeeds and the result has every change exactly once.
+        let r = v.run_stdin("wiki-apply", &[], Some(batch.as_bytes()));
+        r.expect_code(0);
+        for p in 0..PAGES {
+            let text = v.read(&format!("entities/p{p:03}.md"));
+            assert_eq!(count(&text, "  - Question "), 6, "{text}");
+            assert_eq!(count(&text, "id: claim.p"), 1, "{text}");
+        }
+        assert_eq!(v.status(), "");
+        v.git(&["fsck", "--strict", "--no-progress"]);
+    }
+    eprintln!("{committed_kills} kill(s) landed after the ref update");
+}

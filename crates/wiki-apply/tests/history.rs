@@ -1,0 +1,162 @@
+//! `wiki-apply history`: pages and claims across commits, manual commits marked.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn history_of_a_claim_across_three_commits() {
+    let v = vault();
+    // Commit 2: status and confidence change.
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested","confidence":0.4}"#],
+    )
+    .expect_code(0);
+    let c2 = rev(&v, "HEAD");
+    // Commit 3 (by hand, with git): the text changes.
+    let text = v
+        .read("entities/alpha.md")
+        .replace("for the primary database.", "for its main database.");
+    v.write("entities/alpha.md", &text);
+    v.commit_all("hand edit of the claim text");
+    let c3 = rev(&v, "HEAD");
+    // Commit 4: evidence added. An unrelated op in the same batch touches another page.
+    apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_evidence","claimId":"claim.alpha.db","evidence":{"sourceId":"source.alpha","lines":"20-21"}}"#,
+            r#"{"op":"add_question","page":"source.alpha","question":"Who wrote it?"}"#,
+        ],
+    )
+    .expect_code(0);
+    let c4 = rev(&v, "HEAD");
+    // A commit that does not touch the claim (another key of the page) is not listed.
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    )
+    .expect_code(0);
+
+    let r = v.run("wiki-apply", &["history", "claim.alpha.db"]);
+    r.expect_code(0);
+    let recs = r.jsonl();
+    let commits: Vec<&str> = recs.iter().map(|r| r["commit"].as_str().unwrap()).collect();
+    let c1 = rev(&v, "HEAD~4");
+    assert_eq!(
+        commits,
+        [c4.as_str(), c3.as_str(), c2.as_str(), c1.as_str()]
+    );
+    // Newest first; the latest entry: evidence added by add_evidence (the other op is omitted).
+    assert_eq!(recs[0]["type"], "history");
+    assert_eq!(recs[0]["claimId"], "claim.alpha.db");
+    assert_eq!(recs[0]["manual"], false);
+    assert_eq!(recs[0]["change"], "modified");
+    assert_eq!(recs[0]["ops"].as_array().unwrap().len(), 1);
+    assert_eq!(recs[0]["ops"][0]["op"], "add_evidence");
+    assert_eq!(recs[0]["ops"][0]["agent"], "main");
+    assert_eq!(recs[0]["ops"][0]["sources"][0], "source.alpha");
+    assert_eq!(recs[0]["changes"].as_array().unwrap().len(), 1);
+    assert_eq!(recs[0]["changes"][0]["field"], "evidence");
+    assert_eq!(recs[0]["changes"][0]["to"].as_array().unwrap().len(), 2);
+    // The hand-made commit is included and marked.
+    assert_eq!(recs[1]["manual"], true);
+    assert_eq!(recs[1]["subject"], "hand edit of the claim text");
+    assert_eq!(recs[1]["ops"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        recs[1]["changes"],
+        serde_json::json!([{
+            "field": "text",
+            "from": "Alpha uses PostgreSQL for the primary database.",
+            "to": "Alpha uses PostgreSQL for its main database."
+        }])
+    );
+    assert_eq!(
+        recs[2]["changes"],
+        serde_json::json!([
+            {"field": "status", "from": "supported", "to": "contested"},
+            {"field": "confidence", "from": 0.9, "to": 0.4}
+        ])
+    );
+    assert_eq!(recs[2]["ops"][0]["op"], "update_claim");
+    assert_eq!(recs[3]["change"], "added");
+    assert_eq!(recs[3]["manual"], true);
+
+    // Oldest first, with the claim: prefix, as text.
+    let r = v.run(
+        "wiki-apply",
+        &[
+            "history",
+            "claim:claim.alpha.db",
+            "--order",
+            "oldest",
+            "--format",
+            "text",
+        ],
+    );
+    r.expect_code(0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines[0], "claim claim.alpha.db on entities/alpha.md");
+    assert!(lines[1].starts_with(&c1[..12]), "{}", r.stdout);
+    assert!(lines[1].ends_with("initial vault [manual]"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "    modified entities/alpha.md claim claim.alpha.db\n    update_claim by main\n    status: supported -> contested\n    confidence: 0.9 -> 0.4\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("    text: Alpha uses PostgreSQL for the primary database. -> Alpha uses PostgreSQL for its main database.\n"));
+}
+
+#[test]
+fn history_of_a_page_by_id_and_path() {
+    let v = vault();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q1?"}"#],
+    )
+    .expect_code(0);
+    v.write("sources/alpha.md", "changed by hand\n");
+    v.commit_all("unrelated hand edit");
+    apply(
+        &v,
+        &[],
+        &[
+            r#"{"op":"add_question","page":"alpha","question":"Q2?"}"#,
+            r#"{"op":"add_question","page":"sources/alpha.md","question":"Q3?"}"#,
+        ],
+    )
+    .expect_code(0);
+    for lookup in ["entity.alpha", "entities/alpha.md", "entities/alpha"] {
+        let r = v.run("wiki-apply", &["history", lookup]);
+        r.expect_code(0);
+        let recs = r.jsonl();
+        assert_eq!(recs.len(), 3, "{lookup}: {}", r.stdout);
+        assert_eq!(recs[0]["pagePath"], "entities/alpha.md");
+        assert_eq!(
+            recs[0]["ops"].as_array().unwrap().len(),
+            1,
+            "only this page's ops"
+        );
+        assert_eq!(recs[2]["change"], "added");
+        assert_eq!(recs[2]["manual"], true);
+        assert!(recs[0].get("changes").is_none());
+    }
+    let r = v.run(
+        "wiki-apply",
+        &["history", "entity.alpha", "--json", "--limit", "1"],
+    );
+    r.expect_code(0);
+    assert_eq!(r.json().as_array().unwrap().len(), 1);
+    let r = v.run("wiki-apply", &["history", "nothing.here"]);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: no page or claim matches nothing.here\n"
+    );
+}
