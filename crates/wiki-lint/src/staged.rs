@@ -83,7 +83,8 @@ pub struct StagedSet {
     pub deleted: Vec<String>,
     /// Every page path of the index (valid link targets after the commit).
     pub targets: LinkTargets,
-    /// Every page path of `HEAD` (valid link targets before the commit).
+    /// Every page path of `HEAD` (valid link targets before the commit); only built when the
+    /// commit deletes pages.
     pub head_targets: LinkTargets,
     /// Unchanged pages read because they name a deleted page (for `broken-wikilink`).
     pub linking_to_deleted: HashSet<String>,
@@ -102,8 +103,8 @@ struct IndexPage {
     rel: String,
     id: ObjectId,
     symlink: bool,
-    /// The working-tree file is byte-identical to the indexed blob (by stat data).
-    clean_on_disk: bool,
+    /// The stat data git recorded for the file when it was staged.
+    stat: gix::index::entry::Stat,
 }
 
 /// The vault's position in its repository: `(work tree root, prefix)`.
@@ -208,30 +209,15 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
                 rel: rel.to_string(),
                 id: entry.id,
                 symlink: entry.mode == Mode::SYMLINK,
-                clean_on_disk: false,
+                stat: entry.stat,
             },
             changed,
         ));
-        // Stat check for unchanged pages (they may be read from disk).
-        if !changed {
-            let abs = workdir.join(path);
-            let clean = gix::index::fs::Metadata::from_path_no_follow(&abs)
-                .ok()
-                .and_then(|m| gix::index::entry::Stat::from_fs(&m).ok())
-                .is_some_and(|disk| {
-                    entry.stat.matches(&disk, stat_options)
-                        && !entry.stat.is_racy(timestamp, stat_options)
-                });
-            if let Some(last) = entries.last_mut() {
-                last.0.clean_on_disk = clean;
-            }
-        }
     }
 
     let mut set = StagedSet {
         prefix: prefix.clone(),
         targets: LinkTargets::new(entries.iter().map(|(e, _)| e.rel.as_str())),
-        head_targets: LinkTargets::new(head.keys().map(String::as_str)),
         ..Default::default()
     };
     let in_index: HashSet<&str> = entries.iter().map(|(e, _)| e.rel.as_str()).collect();
@@ -270,6 +256,9 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
     for d in &deleted {
         link_needles.push(wiki_parse::page::file_stem(d).to_string());
     }
+    if !deleted.is_empty() {
+        set.head_targets = LinkTargets::new(head.keys().map(String::as_str));
+    }
     set.deleted = deleted;
     needles.sort();
     needles.dedup();
@@ -296,20 +285,37 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
             link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
             bytes,
         };
-        let mut scanned: Vec<Option<Scanned>> = unchanged
+        // One open per file: fstat it, and read it only when git's stat data says it is
+        // exactly the indexed blob (same size, times, inode; not racily clean).
+        let on_disk = |e: &IndexPage| -> Option<Scanned> {
+            use std::io::Read;
+            let mut file = std::fs::File::open(workdir.join(format!("{prefix}{}", e.rel))).ok()?;
+            let meta = gix::index::fs::Metadata::from_file(&file).ok()?;
+            let disk = gix::index::entry::Stat::from_fs(&meta).ok()?;
+            if !meta.is_file()
+                || !e.stat.matches(&disk, stat_options)
+                || e.stat.is_racy(timestamp, stat_options)
+            {
+                return None;
+            }
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut bytes).ok()?;
+            Some(scan(bytes))
+        };
+        let scanned: Vec<Option<Scanned>> = unchanged
             .par_iter()
             .map(|e| {
-                if !e.clean_on_disk {
-                    return None;
-                }
-                std::fs::read(workdir.join(format!("{prefix}{}", e.rel)))
-                    .ok()
-                    .map(scan)
+                on_disk(e).map(|mut hit| {
+                    if !hit.id_hit && !hit.link_hit {
+                        hit.bytes = Vec::new();
+                    }
+                    hit
+                })
             })
             .collect();
         let mut matched: Vec<(usize, Scanned)> = Vec::new();
-        for (i, e) in unchanged.iter().enumerate() {
-            let hit = match scanned[i].take() {
+        for (i, (e, hit)) in unchanged.iter().zip(scanned).enumerate() {
+            let hit = match hit {
                 Some(hit) => hit,
                 None => scan(read_blob(&repo, e.id, &e.rel)?),
             };
