@@ -50,7 +50,8 @@
 //!
 //! * phrase: folded title equal to the folded query +30, containing it +15; page id, canonical id
 //!   or an alias equal to it +20, containing it +10; body containing a multi-term query as a phrase
-//!   +10 (+1 per further occurrence, at most +5);
+//!   +30 (+1 per further occurrence, at most +5), else a routing field, question or contradiction
+//!   note containing it +30 ([`rank::PHRASE_BODY`]);
 //! * claims: a claim *matches* when its text and id contain at least half of the units (or the
 //!   phrase); its score is `20 · coverage + round(10 · confidence) + freshness (fresh +8, aging +4,
 //!   stale −2, unknown −4) + status (supported +4, contested/contradicted/refuted/superseded −6)`.

@@ -267,6 +267,8 @@ pub fn weights(mode: Mode) -> &'static [f64; FIELDS] {
 pub const B: [f64; FIELDS] = [0.5, 0.5, 0.5, 0.6, 0.5, 0.6, 0.75];
 /// BM25 saturation.
 pub const K1: f64 = 1.2;
+/// Points for a body containing a multi-term query as a phrase.
+pub const PHRASE_BODY: f64 = 30.0;
 /// Report pages are multiplied by this factor.
 pub const REPORT_FACTOR: f64 = 0.5;
 
@@ -365,12 +367,16 @@ fn search_reference(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, c
         return Ok(Vec::new());
     }
     let mut hits = Vec::new();
-    for (s, d, _) in index.live_docs() {
-        if let StoredDoc::Page(p) = index.stored(s, d)? {
-            let r = reference::score(&p, &rq, q.mode, now_ms);
-            if r.score > 0 {
-                hits.push(page_hit(&p, r.score as f64, r.snippet, r.claim, q.mode));
-            }
+    for rp in index.reference_pages()? {
+        let r = reference::score(rp, &rq, q.mode, now_ms);
+        if r.score > 0 {
+            hits.push(page_hit(
+                &rp.page,
+                r.score as f64,
+                r.snippet,
+                r.claim,
+                q.mode,
+            ));
         }
     }
     sort_hits(&mut hits);
@@ -560,11 +566,18 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
             points += 10.0;
         }
     }
-    let body_folded = tokenize::fold(p.body());
     if !phrase.is_empty() && prep.terms.len() > 1 {
-        let n = body_folded.matches(phrase).count();
+        let n = tokenize::fold(p.body()).matches(phrase).count();
         if n > 0 {
-            points += 10.0 + (n as f64 - 1.0).min(5.0);
+            points += PHRASE_BODY + (n as f64 - 1.0).min(5.0);
+        } else {
+            // The phrase in a routing field, a question or a contradiction note counts the same.
+            let mut meta = doc::route_fields(s);
+            meta.extend(s.questions.iter().map(String::as_str));
+            meta.extend(s.contradictions.iter().map(String::as_str));
+            if meta.iter().any(|m| contains_phrase(m, phrase)) {
+                points += PHRASE_BODY;
+            }
         }
     }
     // Claims.

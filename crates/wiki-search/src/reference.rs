@@ -205,34 +205,62 @@ pub struct RefScore {
     pub snippet: String,
 }
 
+/// A page with the lowercased texts the reference scoring reads (prepared once per page).
+#[derive(Debug, Clone)]
+pub struct RefPage {
+    /// The stored page.
+    pub page: StoredPage,
+    title: String,
+    path: String,
+    id: String,
+    metadata: String,
+    raw: String,
+    all: String,
+}
+
+impl RefPage {
+    /// Prepare a page.
+    pub fn new(page: StoredPage) -> RefPage {
+        let title = page.title.to_lowercase();
+        let path = page.path.to_lowercase();
+        let id = page.summary.id.as_deref().unwrap_or("").to_lowercase();
+        let metadata = metadata_text(&page);
+        let raw = page.text.to_lowercase();
+        let all = format!("{title}\n{path}\n{id}\n{metadata}\n{raw}");
+        RefPage {
+            page,
+            title,
+            path,
+            id,
+            metadata,
+            raw,
+            all,
+        }
+    }
+}
+
 /// Score one page with the reference rules (§7.4).
-pub fn score(p: &StoredPage, q: &RefQuery, mode: Mode, now_ms: i64) -> RefScore {
+pub fn score(rp: &RefPage, q: &RefQuery, mode: Mode, now_ms: i64) -> RefScore {
     let none = RefScore {
         score: 0,
         claim: None,
         snippet: String::new(),
     };
+    let p = &rp.page;
     let s = &p.summary;
-    let title = p.title.to_lowercase();
-    let path = p.path.to_lowercase();
-    let id = s.id.as_deref().unwrap_or("").to_lowercase();
-    let metadata = metadata_text(p);
-    let raw = p.text.to_lowercase();
+    let (title, path, id, metadata, raw) = (&rp.title, &rp.path, &rp.id, &rp.metadata, &rp.raw);
     let route = doc::route_fields(s);
     let qs = q.q.as_str();
-    let any_contains = [&title, &path, &id, &metadata, &raw]
+    let any_contains = [title, path, id, metadata, raw]
         .iter()
         .any(|t| t.contains(qs));
-    let all_tokens = !q.tokens.is_empty() && {
-        let all = format!("{title}\n{path}\n{id}\n{metadata}\n{raw}");
-        q.tokens.iter().all(|t| all.contains(t.as_str()))
-    };
+    let all_tokens = !q.tokens.is_empty() && q.tokens.iter().all(|t| rp.all.contains(t.as_str()));
     let route_ok = mode == Mode::RouteQuestion && q.route_match(&route);
     if !(any_contains || all_tokens || route_ok) {
         return none;
     }
     let mut score: i64 = 1;
-    score += if title == qs {
+    score += if title.as_str() == qs {
         50
     } else if title.contains(qs) {
         20
@@ -328,7 +356,7 @@ pub fn score(p: &StoredPage, q: &RefQuery, mode: Mode, now_ms: i64) -> RefScore 
             }
         }
     };
-    score += count_occurrences(&raw, qs).min(10) as i64;
+    score += count_occurrences(raw, qs).min(10) as i64;
     for t in &q.tokens {
         if title.contains(t.as_str()) {
             score += 8;

@@ -298,6 +298,7 @@ pub struct Index {
     pub live: Vec<Vec<bool>>,
     /// What the refresh did.
     pub report: RefreshReport,
+    ref_pages: std::sync::OnceLock<Vec<crate::reference::RefPage>>,
     _temp: Option<TempDir>,
 }
 
@@ -358,6 +359,21 @@ impl Index {
 
     fn corrupt(&self, e: OpenError) -> crate::Error {
         crate::Error::Corrupt(self.dir.clone(), e.to_string())
+    }
+
+    /// Every live stored page prepared for the reference scoring (read once per process: the
+    /// reference ranking looks at every page for every query).
+    pub fn reference_pages(&self) -> Result<&[crate::reference::RefPage], crate::Error> {
+        if let Some(p) = self.ref_pages.get() {
+            return Ok(p);
+        }
+        let mut pages = Vec::new();
+        for (s, d, _) in self.live_docs() {
+            if let crate::doc::StoredDoc::Page(p) = self.stored(s, d)? {
+                pages.push(crate::reference::RefPage::new(p));
+            }
+        }
+        Ok(self.ref_pages.get_or_init(|| pages))
     }
 
     /// Live documents as `(segment, doc, entry index)`.
@@ -556,7 +572,17 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
         temp = Some(TempDir(t.clone()));
         t
     };
+    // `WIKI_SEARCH_TRACE=1`: timings on stderr (benchmarks).
+    let trace = std::env::var_os("WIKI_SEARCH_TRACE").is_some();
+    let t0 = std::time::Instant::now();
     let files = source.list()?;
+    if trace {
+        eprintln!(
+            "trace: list {} files {:.3} ms",
+            files.len(),
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     for _attempt in 0..5 {
         // Lock-free fast path: nothing changed.
         if !opts.rebuild {
@@ -642,6 +668,7 @@ fn finish(
         segments,
         live,
         report,
+        ref_pages: std::sync::OnceLock::new(),
         _temp: temp,
     }
 }

@@ -132,8 +132,8 @@ fn each_mode_orders_the_fixture() {
     assert_eq!(
         search_paths(&v, &[q, "--mode", "auto"]),
         [
-            "concepts/vacuum.md",
             "sources/pg-notes.md",
+            "concepts/vacuum.md",
             "entities/postgres-service.md",
             "entities/alice.md",
             "reports/open-questions.md"

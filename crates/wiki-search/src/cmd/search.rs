@@ -160,6 +160,7 @@ fn execute(
     program: &str,
     default: Format,
 ) -> Result<u8, CliError> {
+    let t0 = std::time::Instant::now();
     let format = global.format_among(default, &[Format::Text, Format::Json, Format::Jsonl])?;
     let now_ms = global.now()?.as_millisecond();
     let (vault, view) = vault_view(global)?;
@@ -236,6 +237,9 @@ fn execute(
         _ => out.text(&render_text(&hits))?,
     }
     out.flush()?;
+    if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+        eprintln!("trace: total {:.3} ms", t0.elapsed().as_secs_f64() * 1000.0);
+    }
     Ok(if hits.is_empty() {
         exit::FOUND
     } else {
