@@ -8,7 +8,7 @@
 //! * [`output`] — JSON Lines, text and GitHub annotation printers.
 //! * [`staged`] — reading the staged pages from the git index (read-only).
 //! * [`hooks`] — the pre-commit hook.
-//! * [`cmd`] — the commands: `wiki-lint` (plumbing) and `wiki hooks`.
+//! * [`cmd`] — the commands: `wiki-lint` (plumbing), `wiki lint` (porcelain) and `wiki hooks`.
 
 use std::path::{Path, PathBuf};
 
@@ -24,12 +24,20 @@ pub mod staged;
 
 /// Built-in `wiki` subcommands contributed by this crate.
 pub fn commands() -> Vec<wiki_cli::Subcommand> {
-    vec![wiki_cli::subcommand!(
-        "hooks",
-        "Install git hooks that lint staged wiki pages",
-        cmd::hooks::Args,
-        cmd::hooks::run
-    )]
+    vec![
+        wiki_cli::subcommand!(
+            "lint",
+            "Compile, lint, write reports/lint.md and commit; CI exit codes",
+            cmd::lint::Args,
+            cmd::lint::run
+        ),
+        wiki_cli::subcommand!(
+            "hooks",
+            "Install git hooks that lint staged wiki pages",
+            cmd::hooks::Args,
+            cmd::hooks::run
+        ),
+    ]
 }
 
 /// The nearest ancestor of `dir` (itself included) that holds `.git` (a work-tree top level).

@@ -9,4 +9,5 @@ mod common;
 mod checks;
 mod cli;
 mod hooks;
+mod porcelain;
 mod staged;
