@@ -148,7 +148,11 @@ fn symlinks_are_not_followed() {
 #[test]
 fn records_match_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/page-record.schema.json")).unwrap(),
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/page-record.schema.json"
+        ))
+        .unwrap(),
     )
     .unwrap();
     let page_props = schema["$defs"]["page"]["properties"].as_object().unwrap();
@@ -175,14 +179,22 @@ fn records_match_the_published_schema() {
     run.expect_code(0);
     let rec = &run.jsonl()[0];
     for (key, value) in rec.as_object().unwrap() {
-        assert!(page_props.contains_key(key), "record key {key} missing from the schema");
+        assert!(
+            page_props.contains_key(key),
+            "record key {key} missing from the schema"
+        );
         let def = &page_props[key];
         if key == "claims" {
             let claim_props = schema["$defs"]["claim"]["properties"].as_object().unwrap();
             for k in value[0].as_object().unwrap().keys() {
-                assert!(claim_props.contains_key(k), "claim key {k} missing from the schema");
+                assert!(
+                    claim_props.contains_key(k),
+                    "claim key {k} missing from the schema"
+                );
             }
-            let ev_props = schema["$defs"]["evidence"]["properties"].as_object().unwrap();
+            let ev_props = schema["$defs"]["evidence"]["properties"]
+                .as_object()
+                .unwrap();
             for k in value[0]["evidence"][0].as_object().unwrap().keys() {
                 assert!(ev_props.contains_key(k), "evidence key {k} missing");
             }
@@ -190,11 +202,19 @@ fn records_match_the_published_schema() {
         let _ = def;
     }
     for r in required {
-        assert!(rec.get(r.as_str().unwrap()).is_some(), "required {r} missing from record");
+        assert!(
+            rec.get(r.as_str().unwrap()).is_some(),
+            "required {r} missing from record"
+        );
     }
-    let card_props = schema["$defs"]["personCard"]["properties"].as_object().unwrap();
+    let card_props = schema["$defs"]["personCard"]["properties"]
+        .as_object()
+        .unwrap();
     for k in rec["personCard"].as_object().unwrap().keys() {
         assert!(card_props.contains_key(k), "personCard key {k}");
     }
-    assert_eq!(card_props.len(), rec["personCard"].as_object().unwrap().len());
+    assert_eq!(
+        card_props.len(),
+        rec["personCard"].as_object().unwrap().len()
+    );
 }
