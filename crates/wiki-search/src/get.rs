@@ -87,15 +87,14 @@ pub fn lookup_key(lookup: &str) -> String {
     key
 }
 
-/// The claim-id tier: `pagePath` of the `claims.jsonl` line whose `id` is the lookup.
-pub fn claim_page(vault: &Path, lookup: &str) -> Option<String> {
-    let path = vault
-        .join(wiki_cli::VAULT_MARKER_DIR)
-        .join("cache")
-        .join("claims.jsonl");
-    let text = std::fs::read_to_string(path).ok()?;
+/// The path of the claims cache written by compile.
+pub const CLAIMS_CACHE: &str = ".openclaw-wiki/cache/claims.jsonl";
+
+/// The claim-id tier: `pagePath` of the `claims.jsonl` line whose `id` is the lookup (a leading
+/// `claim:` stripped, case-insensitively). Blank and unparsable lines are ignored.
+pub fn claim_page(claims_jsonl: &str, lookup: &str) -> Option<String> {
     let t = lookup.trim();
-    let id = if t.len() >= 6 && t[..6].eq_ignore_ascii_case("claim:") {
+    let id = if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("claim:") {
         t[6..].trim()
     } else {
         t
@@ -103,7 +102,7 @@ pub fn claim_page(vault: &Path, lookup: &str) -> Option<String> {
     if id.is_empty() {
         return None;
     }
-    for line in text.lines() {
+    for line in claims_jsonl.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };

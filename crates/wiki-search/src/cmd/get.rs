@@ -57,26 +57,29 @@ pub struct Args {
     pub memory: Option<PathBuf>,
 }
 
+fn read_file(
+    vault: &std::path::Path,
+    view: &View,
+    path: &str,
+) -> Result<Option<Vec<u8>>, CliError> {
+    match view {
+        View::WorkTree => Ok(std::fs::read(vault.join(path)).ok()),
+        View::Agent(id) => {
+            let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
+            store
+                .read_file(&format!("refs/heads/agents/{id}"), path)
+                .map_err(CliError::runtime)
+        }
+    }
+}
+
 fn read_page(
     vault: &std::path::Path,
     view: &View,
     path: &str,
 ) -> Result<Option<wiki_parse::Page>, CliError> {
-    let bytes = match view {
-        View::WorkTree => match std::fs::read(vault.join(path)) {
-            Ok(b) => b,
-            Err(_) => return Ok(None),
-        },
-        View::Agent(id) => {
-            let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
-            match store
-                .read_file(&format!("refs/heads/agents/{id}"), path)
-                .map_err(CliError::runtime)?
-            {
-                Some(b) => b,
-                None => return Ok(None),
-            }
-        }
+    let Some(bytes) = read_file(vault, view, path)? else {
+        return Ok(None);
     };
     wiki_parse::parse_page(path, &bytes)
         .map(Some)
@@ -86,8 +89,11 @@ fn read_page(
 fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliError> {
     let (vault, view) = vault_view(global)?;
     let key = get::lookup_key(&args.lookup);
-    // 1. Claim id (after a compile). The cache follows the work tree.
-    let mut target = get::claim_page(&vault, &args.lookup);
+    // 1. Claim id (after a compile), from the claims cache of the same view.
+    let claims = read_file(&vault, &view, get::CLAIMS_CACHE)?
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default();
+    let mut target = get::claim_page(&claims, &args.lookup);
     if target.is_none() {
         let opts = Options {
             rebuild: false,
