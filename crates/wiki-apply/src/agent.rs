@@ -13,11 +13,38 @@ pub fn branch_name(id: &str) -> String {
     format!("{BRANCH_PREFIX}{id}")
 }
 
-/// Normalise an agent id like OpenClaw (`normalizeAgentId`): trimmed; ids matching
-/// `[a-z0-9][a-z0-9_-]{0,63}` (any case) are lowercased; otherwise lowercased, every run of other
-/// characters becomes `-`, leading/trailing `-` are dropped and the result is cut to 64
-/// characters. An id with nothing left is an error.
+/// Check an agent id (`--agent`, `$WIKI_AGENT`, `agent create`): trimmed, 1–64 characters,
+/// letters, digits, `-`, `_` and `.`, starting with a letter or digit, no `..`, not ending in `.`
+/// or `.lock` (so `agents/<id>` is a valid branch name). The id is used as given, like
+/// `wiki-digest`'s `VaultContext` does, so every command acting as an agent uses the same
+/// branch. An invalid id is an error that suggests the OpenClaw-normalised form
+/// ([`suggest_agent_id`]).
 pub fn normalize_agent_id(raw: &str) -> Result<String> {
+    let id = raw.trim();
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !id.contains("..")
+        && !id.ends_with('.')
+        && !id.ends_with(".lock");
+    if ok {
+        return Ok(id.to_string());
+    }
+    let hint = suggest_agent_id(raw)
+        .map(|s| format!(" (try \"{s}\")"))
+        .unwrap_or_default();
+    Err(Error::Invalid(format!(
+        "invalid agent id {raw:?}: use letters, digits, `-`, `_` and `.` (at most 64){hint}"
+    )))
+}
+
+/// OpenClaw's `normalizeAgentId`: lowercase, every run of characters other than `a-z0-9_-`
+/// becomes `-`, leading/trailing `-` dropped, at most 64 characters (`None` when nothing is
+/// left).
+pub fn suggest_agent_id(raw: &str) -> Option<String> {
     let lower = raw.trim().to_lowercase();
     let mut out = String::with_capacity(lower.len());
     let mut dash = false;
@@ -31,12 +58,7 @@ pub fn normalize_agent_id(raw: &str) -> Result<String> {
         }
     }
     let trimmed: String = out.trim_matches('-').chars().take(64).collect();
-    if trimmed.is_empty() {
-        return Err(Error::Invalid(format!(
-            "invalid agent id {raw:?}: use letters, digits, `-` and `_`"
-        )));
-    }
-    Ok(trimmed)
+    (!trimmed.is_empty()).then_some(trimmed)
 }
 
 /// One agent branch.
@@ -106,11 +128,17 @@ mod tests {
 
     #[test]
     fn agent_ids() {
-        assert_eq!(normalize_agent_id(" Research ").unwrap(), "research");
-        assert_eq!(normalize_agent_id("SUPPORT TEAM").unwrap(), "support-team");
-        assert_eq!(normalize_agent_id("a/../b").unwrap(), "a-b");
-        assert_eq!(normalize_agent_id("x_1-y").unwrap(), "x_1-y");
-        assert!(normalize_agent_id(" /// ").is_err());
-        assert_eq!(normalize_agent_id(&"a".repeat(80)).unwrap().len(), 64);
+        assert_eq!(normalize_agent_id(" Research ").unwrap(), "Research");
+        assert_eq!(normalize_agent_id("x_1-y.2").unwrap(), "x_1-y.2");
+        assert_eq!(
+            normalize_agent_id("SUPPORT TEAM").unwrap_err().to_string(),
+            "invalid agent id \"SUPPORT TEAM\": use letters, digits, `-`, `_` and `.` (at most 64) (try \"support-team\")"
+        );
+        for bad in ["a/../b", "a..b", "-x", "x.lock", "x.", " /// ", ""] {
+            assert!(normalize_agent_id(bad).is_err(), "{bad}");
+        }
+        assert!(normalize_agent_id(&"a".repeat(65)).is_err());
+        assert_eq!(suggest_agent_id("a/../b").as_deref(), Some("a-b"));
+        assert_eq!(suggest_agent_id(" /// "), None);
     }
 }

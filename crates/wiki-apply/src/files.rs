@@ -1,23 +1,30 @@
-//! Where operations read vault files from: the work tree of the checked-out branch, or a commit
-//! (any branch, no checkout).
+//! Where operations read vault files from: a `wiki-digest` [`Snapshot`] of the work tree (the
+//! checked-out branch, human edits included) or of a commit (any branch, no checkout), plus
+//! direct reads for the few vault files a snapshot does not hold (rollback of `WIKI.md` …).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use wiki_digest::Snapshot;
+use wiki_digest::snapshot::tracks;
 use wiki_parse::vault;
-use wiki_store::{ObjectId, Store};
+use wiki_store::Store;
 
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 /// Read access to the vault files an operation batch starts from.
 pub trait VaultFiles {
     /// Every page path (`entities/…`, `concepts/…`, …; `index.md` excluded), sorted.
     fn page_paths(&self) -> &[String];
     /// The bytes of a vault file, `None` when it does not exist.
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Error>;
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>>;
+    /// The compile snapshot these files come from, when there is one.
+    fn snapshot(&self) -> Option<&Snapshot> {
+        None
+    }
 }
 
-/// In-memory files (tests, and overlays).
+/// In-memory files (tests).
 #[derive(Debug, Default, Clone)]
 pub struct MemFiles {
     files: BTreeMap<String, Vec<u8>>,
@@ -41,91 +48,96 @@ impl VaultFiles for MemFiles {
     fn page_paths(&self) -> &[String] {
         &self.pages
     }
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Error> {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.files.get(path).cloned())
     }
 }
 
-/// The vault directory on disk (the checked-out branch, human edits included). Symbolic links
-/// are never followed.
-#[derive(Debug)]
-pub struct WorkTreeFiles {
-    root: PathBuf,
-    pages: Vec<String>,
+/// Where files a snapshot does not track are read from.
+enum Untracked<'a> {
+    /// The vault directory on disk.
+    Worktree(PathBuf),
+    /// A commit (hex id).
+    Commit(&'a Store, String),
+    /// Nowhere (an unborn branch).
+    Nothing,
 }
 
-impl WorkTreeFiles {
-    /// Scan the page directories of `root`.
-    pub fn new(root: PathBuf) -> Result<WorkTreeFiles, Error> {
-        let mut pages: Vec<String> = vault::scan(&root)
-            .map_err(|e| Error::Runtime(e.to_string()))?
-            .into_iter()
-            .filter(|f| f.problem.is_none())
-            .map(|f| f.path)
-            .collect();
+/// Vault files from a [`Snapshot`].
+pub struct SnapshotFiles<'a> {
+    snap: Snapshot,
+    pages: Vec<String>,
+    untracked: Untracked<'a>,
+}
+
+impl<'a> SnapshotFiles<'a> {
+    fn new(snap: Snapshot, untracked: Untracked<'a>) -> SnapshotFiles<'a> {
+        let mut pages: Vec<String> = snap.page_paths().map(str::to_string).collect();
         pages.sort();
-        Ok(WorkTreeFiles { root, pages })
+        SnapshotFiles {
+            snap,
+            pages,
+            untracked,
+        }
+    }
+
+    /// The work tree of the vault at `root`.
+    pub fn worktree(root: PathBuf) -> Result<SnapshotFiles<'static>> {
+        let snap = Snapshot::from_worktree(&root).map_err(|e| Error::Runtime(e.to_string()))?;
+        Ok(SnapshotFiles::new(snap, Untracked::Worktree(root)))
+    }
+
+    /// The vault at `commit` (`None`: an unborn branch, no files).
+    pub fn commit(store: &'a Store, commit: Option<wiki_store::ObjectId>) -> Result<Self> {
+        Ok(match commit {
+            None => SnapshotFiles::new(Snapshot::new(), Untracked::Nothing),
+            Some(id) => {
+                let rev = id.to_string();
+                let snap =
+                    Snapshot::from_rev(store, &rev).map_err(|e| Error::Runtime(e.to_string()))?;
+                SnapshotFiles::new(snap, Untracked::Commit(store, rev))
+            }
+        })
     }
 }
 
-impl VaultFiles for WorkTreeFiles {
+impl VaultFiles for SnapshotFiles<'_> {
     fn page_paths(&self) -> &[String] {
         &self.pages
     }
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Error> {
-        let abs = self.root.join(path);
-        match std::fs::symlink_metadata(&abs) {
-            Ok(m) if m.file_type().is_symlink() => Err(Error::Runtime(format!(
-                "{path}: is a symbolic link; refusing to read or write through it"
-            ))),
-            Ok(m) if m.is_file() => std::fs::read(&abs)
-                .map(Some)
-                .map_err(|e| Error::Runtime(format!("{path}: cannot read: {e}"))),
-            Ok(_) => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(None),
-            Err(e) => Err(Error::Runtime(format!("{path}: cannot read: {e}"))),
+
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        if tracks(path) {
+            return Ok(self.snap.get(path).map(<[u8]>::to_vec));
+        }
+        match &self.untracked {
+            Untracked::Nothing => Ok(None),
+            Untracked::Commit(store, rev) => Ok(store.read_file(rev, path)?),
+            Untracked::Worktree(root) => {
+                let abs = root.join(path);
+                match std::fs::symlink_metadata(&abs) {
+                    Ok(m) if m.file_type().is_symlink() => Err(Error::Runtime(format!(
+                        "{path}: is a symbolic link; refusing to read or write through it"
+                    ))),
+                    Ok(m) if m.is_file() => std::fs::read(&abs)
+                        .map(Some)
+                        .map_err(|e| Error::Runtime(format!("{path}: cannot read: {e}"))),
+                    Ok(_) => Ok(None),
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                        ) =>
+                    {
+                        Ok(None)
+                    }
+                    Err(e) => Err(Error::Runtime(format!("{path}: cannot read: {e}"))),
+                }
+            }
         }
     }
-}
 
-/// The vault files of one commit (no checkout; the work tree is not involved).
-pub struct CommitFiles<'a> {
-    store: &'a Store,
-    rev: String,
-    pages: Vec<String>,
-}
-
-impl<'a> CommitFiles<'a> {
-    /// The files of `commit` (`None`: an unborn branch, no files).
-    pub fn new(store: &'a Store, commit: Option<ObjectId>) -> Result<CommitFiles<'a>, Error> {
-        let Some(commit) = commit else {
-            return Ok(CommitFiles {
-                store,
-                rev: String::new(),
-                pages: Vec::new(),
-            });
-        };
-        let rev = commit.to_string();
-        let mut pages: Vec<String> = store
-            .list_files(&rev, "")?
-            .into_iter()
-            .map(|(p, _)| p)
-            .filter(|p| vault::is_page_path(p))
-            .collect();
-        pages.sort();
-        Ok(CommitFiles { store, rev, pages })
-    }
-}
-
-impl VaultFiles for CommitFiles<'_> {
-    fn page_paths(&self) -> &[String] {
-        &self.pages
-    }
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, Error> {
-        if self.rev.is_empty() {
-            return Ok(None);
-        }
-        Ok(self.store.read_file(&self.rev, path)?)
+    fn snapshot(&self) -> Option<&Snapshot> {
+        Some(&self.snap)
     }
 }

@@ -22,7 +22,7 @@ use wiki_store::{Change, CommitRequest, ObjectId};
 
 use crate::edit::FileChange;
 use crate::error::{Error, Result};
-use crate::session::{Compiler, MAX_ATTEMPTS, Session};
+use crate::session::{Compiler, MAX_ATTEMPTS, Session, compile_into};
 
 /// How to resolve lines changed both by the rolled-back commit and by later commits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,8 +54,10 @@ pub struct RollbackOutcome {
     pub target_subject: String,
     /// Vault files restored.
     pub page_changes: Vec<FileChange>,
-    /// Generated files compile refreshed.
+    /// Generated files compile refreshed (files not restored by the rollback itself).
     pub compile_changes: Vec<FileChange>,
+    /// Every file compile changed.
+    pub compiled: Vec<String>,
     /// Generated files the commit changed that were left to the recompile.
     pub skipped: Vec<String>,
     /// Conflicts found (resolved as asked, when a resolution was given).
@@ -172,10 +174,8 @@ pub fn rollback(
                 pages.join(", ")
             )));
         }
-        if !outcome.page_changes.is_empty() {
-            outcome.compile_changes =
-                compiler.compile(files.as_ref(), &outcome.page_changes, now)?;
-        }
+        (outcome.compile_changes, outcome.compiled) =
+            compile_into(compiler, files.as_ref(), &mut outcome.page_changes, now)?;
         let Some(lock) = &lock else {
             return Ok(outcome);
         };

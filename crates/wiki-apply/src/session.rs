@@ -10,7 +10,7 @@ use wiki_store::{Change, CommitRequest, ObjectId, Store, Target};
 use crate::agent;
 use crate::edit::{FileChange, OpResult, Workspace};
 use crate::error::{Error, Result};
-use crate::files::{CommitFiles, VaultFiles, WorkTreeFiles};
+use crate::files::{SnapshotFiles, VaultFiles};
 use crate::ops::Op;
 
 /// How many times a batch is re-read and re-applied when the branch moved under it.
@@ -71,7 +71,14 @@ impl Session {
                 }
             }
             None => Session {
-                agent: current.clone().unwrap_or_else(|| "HEAD".to_string()),
+                // `Wiki-Agent`: the agent whose branch is checked out, else the branch name.
+                agent: match current.as_deref() {
+                    Some(b) => b
+                        .strip_prefix(agent::BRANCH_PREFIX)
+                        .unwrap_or(b)
+                        .to_string(),
+                    None => "HEAD".to_string(),
+                },
                 store,
                 vault,
                 target: Target::Head,
@@ -104,9 +111,9 @@ impl Session {
     /// commit `base`.
     pub fn files(&self, base: Option<ObjectId>) -> Result<Box<dyn VaultFiles + '_>> {
         if self.checked_out {
-            Ok(Box::new(WorkTreeFiles::new(self.vault.clone())?))
+            Ok(Box::new(SnapshotFiles::worktree(self.vault.clone())?))
         } else {
-            Ok(Box::new(CommitFiles::new(&self.store, base)?))
+            Ok(Box::new(SnapshotFiles::commit(&self.store, base)?))
         }
     }
 
@@ -128,7 +135,7 @@ pub trait Compiler {
     ) -> Result<Vec<FileChange>>;
 }
 
-/// A compiler that generates nothing (compile disabled).
+/// A compiler that generates nothing (`--no-compile`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoCompile;
 
@@ -136,6 +143,73 @@ impl Compiler for NoCompile {
     fn compile(&self, _: &dyn VaultFiles, _: &[FileChange], _: &str) -> Result<Vec<FileChange>> {
         Ok(Vec::new())
     }
+}
+
+/// The `wiki compile` of `wiki-digest`: Related blocks, indexes, dashboards, `agent-digest.json`
+/// and `claims.jsonl`, computed on the files with the batch's changes overlaid (reference §4).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DigestCompiler;
+
+impl Compiler for DigestCompiler {
+    fn compile(
+        &self,
+        files: &dyn VaultFiles,
+        changes: &[FileChange],
+        now: &str,
+    ) -> Result<Vec<FileChange>> {
+        let Some(base) = files.snapshot() else {
+            return Ok(Vec::new());
+        };
+        let now: jiff::Timestamp = now
+            .parse()
+            .map_err(|e| Error::Runtime(format!("bad timestamp {now}: {e}")))?;
+        let mut snap = base.clone();
+        let overlay: Vec<Change> = changes
+            .iter()
+            .map(|c| Change {
+                path: c.path.clone(),
+                content: c.after.clone(),
+            })
+            .collect();
+        snap.overlay(&overlay);
+        let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
+        result
+            .changes
+            .into_iter()
+            .map(|c| {
+                Ok(FileChange {
+                    before: files.read(&c.path)?,
+                    path: c.path,
+                    after: c.content,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Run `compiler` on `page_changes`: compiled content of a changed page replaces its `after`;
+/// the other compiled files are returned, with the paths of every file compile changed (pages
+/// of `page_changes` included: the original's `updatedFiles`).
+pub fn compile_into(
+    compiler: &dyn Compiler,
+    files: &dyn VaultFiles,
+    page_changes: &mut Vec<FileChange>,
+    now: &str,
+) -> Result<(Vec<FileChange>, Vec<String>)> {
+    if page_changes.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let mut extra = Vec::new();
+    let mut touched = Vec::new();
+    for c in compiler.compile(files, page_changes, now)? {
+        touched.push(c.path.clone());
+        match page_changes.iter_mut().find(|p| p.path == c.path) {
+            Some(p) => p.after = c.after,
+            None => extra.push(c),
+        }
+    }
+    page_changes.retain(|c| c.after != c.before);
+    Ok((extra, touched))
 }
 
 /// One operation of a batch with its input line.
@@ -154,8 +228,10 @@ pub struct BatchOutcome {
     pub results: Vec<OpResult>,
     /// Page files the operations changed.
     pub page_changes: Vec<FileChange>,
-    /// Generated files compile changed.
+    /// Generated files compile changed (files not changed by the operations themselves).
     pub compile_changes: Vec<FileChange>,
+    /// Every file compile changed, in write order (pages the operations changed included).
+    pub compiled: Vec<String>,
     /// The commit (`None`: nothing changed, or a dry run).
     pub commit: Option<ObjectId>,
     /// A commit recording human edits made first, if any.
@@ -203,17 +279,15 @@ pub fn apply_batch(
                 None => e,
             })?);
         }
-        let page_changes = ws.changes();
-        let compile_changes = if page_changes.is_empty() {
-            Vec::new()
-        } else {
-            opts.compiler
-                .compile(files.as_ref(), &page_changes, &opts.now)?
-        };
+        let mut page_changes = ws.changes();
+        drop(ws);
+        let (compile_changes, compiled) =
+            compile_into(opts.compiler, files.as_ref(), &mut page_changes, &opts.now)?;
         let mut outcome = BatchOutcome {
             results,
             page_changes,
             compile_changes,
+            compiled,
             retries,
             ..BatchOutcome::default()
         };

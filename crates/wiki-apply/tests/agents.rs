@@ -17,7 +17,7 @@ fn agent_writes_go_to_their_branch_only() {
 
     let r = apply(
         &v,
-        &["--agent", "Research"],
+        &["--agent", "research"],
         &[
             r#"{"op":"add_claim","page":"alpha","claimId":"claim.alpha.r","text":"Research claim."}"#,
             r#"{"op":"synthesis","title":"Agent Notes","body":"b","sourceIds":["source.alpha"]}"#,
@@ -90,9 +90,12 @@ fn agent_list_and_create() {
     let first = rev(&v, "HEAD");
     v.write("entities/beta.md", "# Beta\n");
     v.commit_all("second");
+    let r = v.run("wiki-apply", &["agent", "create", "Writer Bot"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("(try \"writer-bot\")"), "{}", r.stderr);
     let r = v.run(
         "wiki-apply",
-        &["agent", "create", "Writer Bot", "--from", "HEAD~1"],
+        &["agent", "create", "writer-bot", "--from", "HEAD~1"],
     );
     r.expect_code(0);
     let rec = &r.jsonl()[0];

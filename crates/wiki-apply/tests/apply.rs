@@ -23,11 +23,21 @@ fn synthesis_shortcut_creates_and_repeats_like_the_original() {
     run.expect_code(0);
     assert_eq!(
         run.stdout,
-        "Updated syntheses/alpha-synthesis.md via create_synthesis. Indexes unchanged.\n"
+        "Updated syntheses/alpha-synthesis.md via create_synthesis. Refreshed 6 index files.\n"
     );
     assert_eq!(
         v.read("syntheses/alpha-synthesis.md"),
-        "---\npageType: synthesis\nid: synthesis.alpha-synthesis\ntitle: Alpha Synthesis\nsourceIds:\n  - source.alpha\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\n---\n\n# Alpha Synthesis\n\n## Notes\n<!-- openclaw:human:start -->\n<!-- openclaw:human:end -->\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nAlpha runs PostgreSQL; see the Alpha source.\n<!-- openclaw:wiki:generated:end -->\n"
+        "---\npageType: synthesis\nid: synthesis.alpha-synthesis\ntitle: Alpha Synthesis\nsourceIds:\n  - source.alpha\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\n---\n\n# Alpha Synthesis\n\n## Notes\n<!-- openclaw:human:start -->\n<!-- openclaw:human:end -->\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nAlpha runs PostgreSQL; see the Alpha source.\n<!-- openclaw:wiki:generated:end -->\n\n## Related\n<!-- openclaw:wiki:related:start -->\n### Sources\n\n- [Alpha Source](../sources/alpha.md)\n\n### Related Pages\n\n- [Alpha](../entities/alpha.md)\n<!-- openclaw:wiki:related:end -->\n"
+    );
+    // The same commit refreshed the compiled files (indexes, dashboards, digest, backlinks).
+    let files = v.git(&["show", "--format=", "--name-only", "HEAD"]);
+    assert_eq!(
+        files,
+        ".openclaw-wiki/cache/agent-digest.json\nentities/alpha.md\nindex.md\nsources/alpha.md\nsyntheses/alpha-synthesis.md\nsyntheses/index.md\n"
+    );
+    assert!(
+        v.read("index.md")
+            .contains("[Alpha Synthesis](syntheses/alpha-synthesis.md)")
     );
     assert_eq!(v.status(), "");
     let again = v.run(
@@ -48,7 +58,7 @@ fn synthesis_shortcut_creates_and_repeats_like_the_original() {
         again.stdout,
         "No changes for syntheses/alpha-synthesis.md via create_synthesis. Indexes unchanged.\n"
     );
-    assert_eq!(v.commit_count(), 2, "a no-op makes no commit");
+    assert_eq!(v.commit_count(), 3, "a no-op makes no commit");
 }
 
 #[test]
@@ -83,7 +93,7 @@ fn shortcut_validation_messages() {
         "{}",
         r.stderr
     );
-    assert_eq!(v.commit_count(), 1);
+    assert_eq!(v.commit_count(), 2);
 }
 
 #[test]
@@ -112,7 +122,7 @@ fn metadata_keeps_body_and_human_block_byte_identical() {
     assert_eq!(rec["pageId"], "entity.alpha");
     assert_eq!(rec["commit"].as_str().unwrap(), rev(&v, "HEAD"));
     let text = v.read("entities/alpha.md");
-    assert_eq!(body(&text), body(ALPHA), "body bytes unchanged");
+    assert_eq!(body(&text), body(&alpha0(&v)), "body bytes unchanged");
     assert_eq!(
         &text[..text.find("\n---\n").unwrap()],
         "---
@@ -228,7 +238,7 @@ fn stdin_validation_names_line_and_field() {
         "{}",
         r.stderr
     );
-    assert_eq!(v.commit_count(), 1);
+    assert_eq!(v.commit_count(), 2);
     assert_eq!(v.status(), "");
 }
 
@@ -280,7 +290,7 @@ fn batch_is_atomic() {
     assert_eq!(rev(&v, "HEAD"), head);
     assert_eq!(v.status(), "");
     assert!(!v.exists("syntheses/new.md"));
-    assert_eq!(v.read("entities/alpha.md"), ALPHA);
+    assert_eq!(v.read("entities/alpha.md"), alpha0(&v));
 }
 
 #[test]
@@ -311,9 +321,9 @@ fn claim_operations_end_to_end_with_trailers() {
     let head = rev(&v, "HEAD");
     assert_eq!(recs[8]["type"], "summary");
     assert_eq!(recs[8]["commit"], head.as_str());
-    assert_eq!(v.commit_count(), 2, "one commit for the batch");
+    assert_eq!(v.commit_count(), 3, "one commit for the batch");
     let text = v.read("entities/alpha.md");
-    assert_eq!(body(&text), body(ALPHA));
+    assert_eq!(body(&text), body(&alpha0(&v)));
     assert!(
         text.contains(
             "claims:
@@ -459,7 +469,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         r.stdout
             .contains("\n+updatedAt: 2026-04-05T12:00:00.000Z\n")
     );
-    assert_eq!(v.commit_count(), 1);
+    assert_eq!(v.commit_count(), 2);
     assert_eq!(v.status(), "");
     // With an explicit JSON Lines format, the diff comes as records.
     let r = apply(
@@ -471,16 +481,16 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     let recs = r.jsonl();
     assert_eq!(recs[0]["type"], "diff");
     assert_eq!(recs[0]["path"], "entities/alpha.md");
-    assert_eq!(recs[1]["type"], "result");
-    assert!(recs[1]["commit"].is_null());
-    assert_eq!(recs[2]["dryRun"], true);
-    assert_eq!(v.commit_count(), 1);
+    let result = recs.iter().find(|r| r["type"] == "result").unwrap();
+    assert!(result["commit"].is_null());
+    assert_eq!(recs.last().unwrap()["dryRun"], true);
+    assert_eq!(v.commit_count(), 2);
 }
 
 #[test]
 fn human_edits_are_committed_first_and_kept() {
     let v = vault();
-    let edited = ALPHA.replace("Human note: do not touch.", "Human note: edited by hand.");
+    let edited = alpha0(&v).replace("Human note: do not touch.", "Human note: edited by hand.");
     v.write("entities/alpha.md", &edited);
     let r = apply(
         &v,
@@ -490,7 +500,7 @@ fn human_edits_are_committed_first_and_kept() {
     r.expect_code(0);
     assert_eq!(
         v.commit_count(),
-        3,
+        4,
         "human edit commit, then the tool commit"
     );
     assert_eq!(

@@ -45,7 +45,7 @@ fn history_of_a_claim_across_three_commits() {
     r.expect_code(0);
     let recs = r.jsonl();
     let commits: Vec<&str> = recs.iter().map(|r| r["commit"].as_str().unwrap()).collect();
-    let c1 = rev(&v, "HEAD~4");
+    let c1 = rev(&v, "HEAD~5");
     assert_eq!(
         commits,
         [c4.as_str(), c3.as_str(), c2.as_str(), c1.as_str()]
@@ -136,15 +136,18 @@ fn history_of_a_page_by_id_and_path() {
         let r = v.run("wiki-apply", &["history", lookup]);
         r.expect_code(0);
         let recs = r.jsonl();
-        assert_eq!(recs.len(), 3, "{lookup}: {}", r.stdout);
+        assert_eq!(recs.len(), 4, "{lookup}: {}", r.stdout);
         assert_eq!(recs[0]["pagePath"], "entities/alpha.md");
         assert_eq!(
             recs[0]["ops"].as_array().unwrap().len(),
             1,
             "only this page's ops"
         );
-        assert_eq!(recs[2]["change"], "added");
-        assert_eq!(recs[2]["manual"], true);
+        assert_eq!(recs[2]["subject"], "Compile");
+        assert_eq!(recs[2]["manual"], false);
+        assert_eq!(recs[2]["ops"][0]["op"], "compile");
+        assert_eq!(recs[3]["change"], "added");
+        assert_eq!(recs[3]["manual"], true);
         assert!(recs[0].get("changes").is_none());
     }
     let r = v.run(

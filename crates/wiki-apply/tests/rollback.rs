@@ -26,11 +26,15 @@ fn rollback_restores_the_pages_and_twice_is_a_noop() {
     assert_eq!(rec["changed"], true);
     assert_eq!(
         rec["files"],
-        serde_json::json!(["entities/alpha.md", "syntheses/alpha-synthesis.md"])
+        serde_json::json!([
+            "entities/alpha.md",
+            "sources/alpha.md",
+            "syntheses/alpha-synthesis.md"
+        ])
     );
     assert_eq!(rec["commit"].as_str().unwrap(), rev(&v, "HEAD"));
     // Byte-identical to before the commit; the created page is gone.
-    assert_eq!(v.read("entities/alpha.md"), ALPHA);
+    assert_eq!(v.read("entities/alpha.md"), alpha0(&v));
     assert!(!v.exists("syntheses/alpha-synthesis.md"));
     assert_eq!(v.status(), "");
     assert_eq!(
@@ -147,7 +151,7 @@ fn rollback_refuses_when_later_commits_changed_the_same_lines() {
         text.contains("    updatedAt: 2026-03-20T00:00:00.000Z\n"),
         "{text}"
     );
-    assert_eq!(body(&text), body(ALPHA));
+    assert_eq!(body(&text), body(&alpha0(&v)));
     assert_eq!(v.status(), "");
 }
 

@@ -43,6 +43,11 @@ pub struct Args {
     /// Read operations from FILE instead of stdin (`-` = stdin).
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
+
+    /// Do not refresh compiled files (Related blocks, indexes, dashboards, agent digest) in the
+    /// same commit; run `wiki compile` later.
+    #[arg(long, global = true)]
+    pub no_compile: bool,
 }
 
 /// `wiki apply synthesis|metadata`.
@@ -273,7 +278,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         }
     };
     let session = Session::open(global)?;
-    let compiler = super::compiler();
+    let compiler = super::compiler(args.no_compile);
     let outcome = session::apply_batch(
         &session,
         &ops,
@@ -328,17 +333,13 @@ fn print(
             .iter()
             .map(|c| c.path.as_str())
             .collect(),
-        compiled: outcome
-            .compile_changes
-            .iter()
-            .map(|c| c.path.as_str())
-            .collect(),
+        compiled: outcome.compiled.iter().map(String::as_str).collect(),
         retries: outcome.retries,
         dry_run,
     };
     match format {
         Format::Text => {
-            let n = outcome.compile_changes.len();
+            let n = outcome.compiled.len();
             let refreshed = if n > 0 {
                 format!("Refreshed {n} index file{}.", if n == 1 { "" } else { "s" })
             } else {

@@ -6,11 +6,15 @@ pub mod apply;
 pub mod history;
 pub mod rollback;
 
-use crate::session::{Compiler, NoCompile};
+use crate::session::{Compiler, DigestCompiler, NoCompile};
 
-/// The compiler used after operations and rollbacks.
-pub fn compiler() -> Box<dyn Compiler> {
-    Box::new(NoCompile)
+/// The compiler used after operations and rollbacks (`no_compile`: none).
+pub fn compiler(no_compile: bool) -> Box<dyn Compiler> {
+    if no_compile {
+        Box::new(NoCompile)
+    } else {
+        Box::new(DigestCompiler)
+    }
 }
 
 /// The running program's name (`wiki` or `wiki-apply`), for `<program>: <message>` lines.

@@ -34,6 +34,10 @@ pub struct Args {
     /// Print the diff of what would change and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Do not refresh compiled files in the same commit.
+    #[arg(long)]
+    pub no_compile: bool,
 }
 
 /// Run `wiki rollback`.
@@ -49,7 +53,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     } else {
         Resolution::Refuse
     };
-    let compiler = super::compiler();
+    let compiler = super::compiler(args.no_compile);
     let outcome = match rollback::rollback(
         &session,
         &args.commit,
@@ -80,7 +84,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         "changed": !outcome.page_changes.is_empty(),
         "commit": outcome.commit.map(|c| c.to_string()),
         "files": outcome.page_changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
-        "compiled": outcome.compile_changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        "compiled": outcome.compiled,
         "skipped": outcome.skipped,
         "conflicts": outcome.conflicts,
         "dryRun": args.dry_run,

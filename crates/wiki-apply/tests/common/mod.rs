@@ -46,14 +46,41 @@ title: Alpha Source
 line one
 ";
 
-/// A vault with `.openclaw-wiki/`, two pages, committed on `main`.
-pub fn vault() -> Vault {
+/// A vault with `.openclaw-wiki/`, two pages, committed on `main` (one commit, not compiled).
+pub fn raw_vault() -> Vault {
     let v = Vault::with_git();
     v.write(".openclaw-wiki/state.json", "{}\n");
     v.write("entities/alpha.md", ALPHA);
     v.write("sources/alpha.md", SOURCE);
     v.commit_all("initial vault");
     v
+}
+
+/// [`raw_vault`] compiled (`wiki compile` through the library, pinned clock): two commits, and
+/// later applies only refresh what they affect.
+pub fn vault() -> Vault {
+    let v = raw_vault();
+    compile(&v);
+    v
+}
+
+/// Compile the work tree and commit the result (like `wiki compile`), with the pinned clock.
+pub fn compile(v: &Vault) {
+    let store = wiki_store::Store::open_with(
+        &v.root,
+        wiki_store::EnvSource::fixed([
+            ("WIKI_NOW", "2026-04-05T12:00:00Z"),
+            ("GIT_AUTHOR_NAME", wiki_testkit::TEST_NAME),
+            ("GIT_AUTHOR_EMAIL", wiki_testkit::TEST_EMAIL),
+        ]),
+    )
+    .expect("store");
+    let snap = wiki_digest::Snapshot::from_worktree(store.vault_dir()).expect("snapshot");
+    let now: jiff::Timestamp = "2026-04-05T12:00:00Z".parse().unwrap();
+    let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
+    let req = wiki_store::CommitRequest::new(wiki_store::Target::Head, &result.changes, "Compile")
+        .trailer("Wiki-Op", "compile");
+    store.commit(&req).expect("commit");
 }
 
 /// Run `wiki-apply` with `lines` on stdin.
@@ -77,4 +104,9 @@ pub fn show(v: &Vault, rev_path: &str) -> String {
 pub fn body(text: &str) -> &str {
     let start = text.find("\n---\n").expect("frontmatter") + 5;
     &text[start..]
+}
+
+/// The compiled `entities/alpha.md` of [`vault`] (ALPHA plus its Related block).
+pub fn alpha0(v: &Vault) -> String {
+    show(v, "HEAD^{/^Compile}:entities/alpha.md")
 }
