@@ -52,15 +52,73 @@ pub struct WorkTree {
     pub vault: PathBuf,
 }
 
+/// Walk one page directory: the discovery rules of `wiki_parse::vault::scan` (recursive up to
+/// `MAX_DEPTH`, hidden entries and symlinks skipped, `.md` files except `index.md`), taking each
+/// file's metadata from its directory entry (`fstatat` relative to the directory: no full path
+/// lookup per file). Sub-directories are walked in parallel.
+fn walk_pages(dir: &Path, rel: &str, depth: usize) -> Vec<SourceFile> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    let mut subdirs = Vec::new();
+    for e in rd.flatten() {
+        let Ok(name) = e.file_name().into_string() else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            if depth < wiki_parse::vault::MAX_DEPTH {
+                subdirs.push((e.path(), format!("{rel}/{name}")));
+            }
+        } else if ft.is_file() && name.ends_with(".md") && name != "index.md" {
+            if let Ok(meta) = e.metadata() {
+                files.push(SourceFile {
+                    path: format!("{rel}/{name}"),
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                    blob: None,
+                });
+            }
+        }
+    }
+    let nested: Vec<Vec<SourceFile>> = subdirs
+        .par_iter()
+        .map(|(abs, r)| walk_pages(abs, r, depth + 1))
+        .collect();
+    files.extend(nested.into_iter().flatten());
+    files
+}
+
 impl Source for WorkTree {
     fn list(&self) -> Result<Vec<SourceFile>, Error> {
-        let files = wiki_parse::vault::scan(&self.vault).map_err(Error::Vault)?;
-        let pairs: Vec<(String, PathBuf)> = files
-            .into_iter()
-            .filter(|f| f.problem.is_none())
-            .map(|f| (f.path, f.abs))
+        match std::fs::metadata(&self.vault) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::Vault(wiki_parse::VaultError::NotADirectory(
+                    self.vault.clone(),
+                )));
+            }
+            Err(_) => {
+                return Err(Error::Vault(wiki_parse::VaultError::Missing(
+                    self.vault.clone(),
+                )));
+            }
+        }
+        let per_kind: Vec<Vec<SourceFile>> = wiki_parse::PageKind::ALL
+            .par_iter()
+            .map(|k| {
+                let dir = self.vault.join(k.dir());
+                match std::fs::symlink_metadata(&dir) {
+                    Ok(m) if m.is_dir() => walk_pages(&dir, k.dir(), 0),
+                    _ => Vec::new(),
+                }
+            })
             .collect();
-        let mut out = stat_all(pairs);
+        let mut out: Vec<SourceFile> = per_kind.into_iter().flatten().collect();
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
