@@ -115,7 +115,19 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             } else {
                 let vault = global.vault_dir()?;
                 let read = wiki_parse::read_vault(&vault).map_err(CliError::runtime)?;
-                let pages: Vec<PageInfo> = read.pages.into_iter().map(|p| p.info).collect();
+                let mut pages: Vec<PageInfo> = Vec::with_capacity(read.pages.len());
+                for page in read.pages {
+                    let wiki_parse::Page {
+                        info,
+                        text,
+                        frontmatter,
+                        ..
+                    } = page;
+                    pages.push(info);
+                    // The process exits right after printing: freeing the text and the YAML of
+                    // every page one by one would cost more than the checks themselves.
+                    std::mem::forget((text, frontmatter));
+                }
                 let prefix = if format == Format::Github {
                     repo_prefix(&vault)
                 } else {
@@ -131,7 +143,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                     ..Default::default()
                 },
             );
-            (d, mode, pages.len() + errors.len(), errors.len(), prefix)
+            let counts = (pages.len() + errors.len(), errors.len());
+            std::mem::forget(pages);
+            (d, mode, counts.0, counts.1, prefix)
         };
     let counts = Counts::of(&diagnostics);
     let failed = counts.fails(args.deny);
@@ -146,5 +160,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         status: if failed { "failed" } else { "passed" },
     };
     output::print("wiki-lint", format, &diagnostics, &summary, &prefix)?;
+    std::mem::forget(diagnostics);
     Ok(if failed { exit::FOUND } else { exit::OK })
 }
