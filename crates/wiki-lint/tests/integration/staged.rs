@@ -235,3 +235,35 @@ fn vault_in_a_sub_folder_of_the_repository() {
          ::warning file=vault/entities/b.md,line=8,title=broken-wikilink::Broken wikilink target `zzz`.\n"
     );
 }
+
+#[test]
+fn first_commit_of_a_new_repository() {
+    let v = Vault::with_git();
+    v.write("entities/a.md", clean("entity", "entity.a", &[], "[[b]]\n"));
+    v.write("entities/b.md", clean("entity", "entity.a", &[], ""));
+    v.git(&["add", "-A"]);
+    let run = staged(&v, &[]);
+    run.expect_code(1);
+    let codes: Vec<(String, String)> = findings(&run).into_iter().map(|f| (f.0, f.1)).collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("entities/a.md".to_string(), "duplicate-id".to_string()),
+            ("entities/b.md".to_string(), "duplicate-id".to_string()),
+        ]
+    );
+    assert_eq!(summary(&run)["pages"], 2);
+}
+
+#[test]
+fn staged_rename_reports_links_to_the_old_path() {
+    let v = base_vault();
+    v.git(&["mv", "sources/base.md", "sources/renamed.md"]);
+    let run = staged(&v, &["--format", "text"]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "entities/alpha.md:10: warning: Broken wikilink target `sources/base.md`. [broken-wikilink]\n\
+         0 errors, 1 warning in 1 page\n"
+    );
+}
