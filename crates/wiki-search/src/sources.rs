@@ -74,15 +74,17 @@ fn walk_pages(dir: &Path, rel: &str, depth: usize) -> Vec<SourceFile> {
             if depth < wiki_parse::vault::MAX_DEPTH {
                 subdirs.push((e.path(), format!("{rel}/{name}")));
             }
-        } else if ft.is_file() && name.ends_with(".md") && name != "index.md" {
-            if let Ok(meta) = e.metadata() {
-                files.push(SourceFile {
-                    path: format!("{rel}/{name}"),
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                    blob: None,
-                });
-            }
+        } else if ft.is_file()
+            && name.ends_with(".md")
+            && name != "index.md"
+            && let Ok(meta) = e.metadata()
+        {
+            files.push(SourceFile {
+                path: format!("{rel}/{name}"),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                blob: None,
+            });
         }
     }
     let nested: Vec<Vec<SourceFile>> = subdirs

@@ -427,6 +427,9 @@ pub struct Options {
     pub rebuild: bool,
     /// Program name for stderr messages (`wiki-search`).
     pub program: String,
+    /// Use the index as it is when one exists (no listing, no change detection): results may be
+    /// stale. A missing or unreadable index is still built.
+    pub no_refresh: bool,
 }
 
 fn now_ns() -> i64 {
@@ -575,6 +578,13 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
     // `WIKI_SEARCH_TRACE=1`: timings on stderr (benchmarks).
     let trace = std::env::var_os("WIKI_SEARCH_TRACE").is_some();
     let t0 = std::time::Instant::now();
+    if opts.no_refresh
+        && !opts.rebuild
+        && let Ok(Some((m, segs))) = load(&dir)
+    {
+        let n = m.entries.len();
+        return Ok(finish(dir, m, segs, RefreshReport::default(), n, temp));
+    }
     let files = source.list()?;
     if trace {
         eprintln!(

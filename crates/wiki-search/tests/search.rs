@@ -496,6 +496,12 @@ fn index_follows_edits_deletes_and_branch_switches() {
         "concepts/a.md",
         page(&["title: A"], "# A\n\ndeltaword now.\n"),
     );
+    // --no-refresh uses the index as it is: the edit is not seen yet.
+    search(&v, &["deltaword", "--no-refresh"]).expect_code(1);
+    assert_eq!(
+        search_paths(&v, &["gammaword", "--no-refresh"]),
+        ["concepts/a.md"]
+    );
     let r = index_report(&v);
     assert_eq!(r["tokenized"], 1, "{r}");
     // Delete.

@@ -98,6 +98,7 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliE
         let opts = Options {
             rebuild: false,
             program: "wiki".into(),
+            no_refresh: false,
         };
         let index = crate::open_wiki(&vault, &view, &opts).map_err(cli_error)?;
         let paths: Vec<String> = index

@@ -50,6 +50,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let opts = Options {
         rebuild: args.rebuild,
         program: "wiki".into(),
+        no_refresh: false,
     };
     let (wiki, memory) = corpora(args.corpus, Backend::Shared);
     let mut out = Output::new();

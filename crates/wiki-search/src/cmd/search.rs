@@ -71,6 +71,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "bm25f")]
     pub ranking: Ranking,
 
+    /// Use the index as it is, without checking the pages for changes (faster on large vaults;
+    /// results may miss edits made since the last search or `wiki index`).
+    #[arg(long)]
+    pub no_refresh: bool,
+
     /// Read one query per line from stdin and print `{"type":"batch","query":…,"paths":[…]}`
     /// per query, reusing one index (benchmarks).
     #[arg(long, hide = true)]
@@ -173,6 +178,7 @@ fn execute(
     let opts = Options {
         rebuild: false,
         program: program.to_string(),
+        no_refresh: args.no_refresh,
     };
     let open = |o: &Options| -> Result<Indexes, crate::Error> {
         Ok(Indexes {
