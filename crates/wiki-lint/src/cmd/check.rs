@@ -52,7 +52,15 @@ pub struct Args {
     name = "wiki-lint",
     version,
     about = "Lint wiki vault pages (read-only); JSON Lines diagnostics, CI exit codes",
-    long_about = None
+    long_about = "Lint wiki vault pages (read-only): the checks of the OpenClaw memory-wiki \
+plugin with the same codes and messages, plus invalid-frontmatter and duplicate-claim-id.\n\n\
+Input: the vault (default), wiki-parse records on stdin (--stdin), or the staged pages of the \
+next commit (--staged, what the pre-commit hook runs).\n\n\
+Output: one {\"type\":\"diagnostic\",...} record per finding and a final \
+{\"type\":\"summary\",...} (--format jsonl, default), `path:line: severity: message [code]` \
+(--format text), or GitHub Actions annotations (--format github).\n\n\
+Exit status: 0 no finding at the deny level, 1 some finding at the deny level, 2 lint could \
+not run. See docs/lint.md."
 )]
 pub struct Cli {
     /// Shared flags.
