@@ -336,3 +336,39 @@ fn rich_fixture_matches_the_original_2026_9_6_lint() {
     expected.remove(vacuum);
     assert_eq!(ours, expected);
 }
+
+#[test]
+fn broken_fixture_matches_the_original_2026_9_6_codes() {
+    // Pages whose frontmatter does not parse: same findings as the original, with our YAML
+    // parser's reasons after the same `Frontmatter failed to parse: ` prefix.
+    let golden = workspace_root().join("tests/golden/original/2026.9.6-broken");
+    let v = Vault::new();
+    let run = v.run(
+        "wiki-lint",
+        &["--vault", golden.join("after-lint").to_str().unwrap()],
+    );
+    run.expect_code(1);
+    let original: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(golden.join("commands/03-lint-json.stdout")).unwrap(),
+    )
+    .unwrap();
+    let key = |d: &serde_json::Value| {
+        ["severity", "category", "code", "path"]
+            .map(|k| d[k].as_str().unwrap_or_default().to_string())
+    };
+    let ours = diagnostics(&run);
+    let theirs = original["issues"].as_array().unwrap();
+    assert_eq!(
+        ours.iter().map(key).collect::<Vec<_>>(),
+        theirs.iter().map(key).collect::<Vec<_>>()
+    );
+    for (o, t) in ours.iter().zip(theirs) {
+        let prefix = "Frontmatter failed to parse: ";
+        assert!(o["message"].as_str().unwrap().starts_with(prefix), "{o}");
+        assert!(t["message"].as_str().unwrap().starts_with(prefix), "{t}");
+    }
+    assert_eq!(
+        ours[1]["message"],
+        "Frontmatter failed to parse: Wiki frontmatter must be a YAML mapping (found a list)"
+    );
+}
