@@ -27,6 +27,19 @@ use crate::time::{self, Freshness};
 /// base letter, and non-Latin scripts are ordered by code point. Identical strings compare
 /// `Equal`, so stable sorts keep input order for ties, as JavaScript's `toSorted` does.
 pub fn locale_cmp(a: &str, b: &str) -> Ordering {
+    // Identical leading characters weigh the same on every level: skip the common prefix (at a
+    // character boundary) and compare the rest.
+    let common = a
+        .as_bytes()
+        .iter()
+        .zip(b.as_bytes())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut i = common;
+    while !a.is_char_boundary(i) || !b.is_char_boundary(i) {
+        i -= 1;
+    }
+    let (a, b) = (&a[i..], &b[i..]);
     let fa = a.chars().flat_map(char::to_lowercase).map(primary_weight);
     let fb = b.chars().flat_map(char::to_lowercase).map(primary_weight);
     fa.cmp(fb).then_with(|| {
@@ -47,21 +60,44 @@ pub fn locale_cmp(a: &str, b: &str) -> Ordering {
 /// CLDR root order of the printable ASCII characters other than letters and digits.
 const ASCII_ORDER: &[u8] = b" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
 
-/// The primary collation weight of a (lowercased) character used by [`locale_cmp`].
+/// Primary weights of the 128 ASCII characters (see [`primary_weight`]).
+const ASCII_WEIGHTS: [u32; 128] = {
+    let mut w = [0u32; 128];
+    let mut c = 0;
+    while c < 128 {
+        // Control characters first; the whitespace controls in their CLDR order.
+        w[c] = match c {
+            0x09 => 0,
+            0x0a => 1,
+            0x0b => 2,
+            0x0c => 3,
+            0x0d => 4,
+            _ => (c & 0x1f) as u32,
+        };
+        c += 1;
+    }
+    let mut i = 0;
+    while i < ASCII_ORDER.len() {
+        w[ASCII_ORDER[i] as usize] = 10 + i as u32;
+        i += 1;
+    }
+    let mut l = 0;
+    while l < 26 {
+        w[b'a' as usize + l] = 100 + l as u32;
+        w[b'A' as usize + l] = 100 + l as u32;
+        l += 1;
+    }
+    w
+};
+
+/// The primary collation weight of a (lowercased) character used by [`locale_cmp`]: ASCII in
+/// CLDR root order (control whitespace, other controls, space, punctuation, symbols, digits,
+/// letters), every other character after ASCII by code point.
 pub fn primary_weight(c: char) -> u32 {
-    match c {
-        '\t' => 0,
-        '\n' => 1,
-        '\u{b}' => 2,
-        '\u{c}' => 3,
-        '\r' => 4,
-        'a'..='z' => 100 + (c as u32 - 'a' as u32),
-        c if c.is_ascii() => match ASCII_ORDER.iter().position(|&b| b as char == c) {
-            Some(i) => 10 + i as u32,
-            // Other control characters: before everything else.
-            None => c as u32 & 0x1f,
-        },
-        c => 0x200 + c as u32,
+    if c.is_ascii() {
+        ASCII_WEIGHTS[c as usize]
+    } else {
+        0x200 + c as u32
     }
 }
 
