@@ -40,6 +40,7 @@
 //! * `localeCompare` is approximated by [`wiki_parse::health::locale_cmp`] (exact for ASCII;
 //!   accented Latin letters sort after `z`).
 
+pub mod cache;
 pub mod cmd;
 pub mod compile;
 pub mod context;

@@ -5,6 +5,7 @@ use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 use wiki_parse::layout::RenderMode;
 use wiki_parse::{PageError, PageInfo};
 
+use crate::cache;
 use crate::compile::{CompileOptions, compile};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
@@ -44,6 +45,11 @@ pub struct Args {
     /// Leave the dashboards under reports/ alone.
     #[arg(long)]
     pub no_dashboards: bool,
+
+    /// Recompute everything, ignoring the compile cache (.openclaw-wiki/tmp/compile-cache.json,
+    /// which lets a compile that would change nothing finish without parsing the vault).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The `--json` output.
@@ -89,6 +95,29 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
     opts.backlinks = !args.no_backlinks;
     opts.dashboards = !args.no_dashboards;
+    let now_ms = opts.now.as_millisecond();
+    let cached = if args.force || format != Format::Text {
+        None
+    } else {
+        cache::load(ctx.root()).filter(|c| cache::is_hit(c, &cache::key(&snapshot, &opts), now_ms))
+    };
+    if let Some(hit) = cached {
+        // Nothing to compile: the files are exactly those of the last compile and no freshness
+        // level can have changed since.
+        for e in &hit.errors {
+            eprintln!("{e}");
+        }
+        let mut out = Output::new();
+        if !args.check {
+            out.line(&format!(
+                "Compiled wiki vault at {} ({} pages, 0 indexes updated).",
+                ctx.root().display(),
+                hit.page_counts.total()
+            ))?;
+        }
+        out.flush()?;
+        return Ok(exit::OK);
+    }
     let result = compile(&snapshot, &opts);
     for e in &result.errors {
         eprintln!("{e}");
@@ -113,6 +142,24 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         });
         if let Err(e) = ctx.append_log("compile", details) {
             wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
+        }
+    }
+    if !args.check {
+        let mut compiled = snapshot;
+        compiled.overlay(&result.changes);
+        let entry = cache::entry(
+            cache::key(&compiled, &opts),
+            &result.pages,
+            result.page_counts,
+            result.claim_count,
+            &result.errors,
+            now_ms,
+        );
+        if let Err(e) = cache::save(ctx.root(), &entry) {
+            wiki_cli::warn(
+                "wiki compile",
+                &format!("cannot write the compile cache: {e}"),
+            );
         }
     }
     let mut out = Output::new();

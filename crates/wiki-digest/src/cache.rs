@@ -1,0 +1,192 @@
+//! The compile cache: lets a compile that would change nothing finish without parsing the vault.
+//!
+//! Compile is deterministic: the same files, options and freshness levels give the same bytes.
+//! After a compile, `wiki compile` records in `.openclaw-wiki/tmp/compile-cache.json` (a derived,
+//! git-ignored file: the directory gets a `.gitignore` of `*`):
+//!
+//! * `key`: a SHA-1 over the tool version, [`FORMAT`], the options and the git blob id of every
+//!   file of the resulting [`Snapshot`] (pages, indexes, cache files, state) — the state in which
+//!   compiling again changes nothing;
+//! * `validFrom` / `validUntil`: the clock window in which no freshness level can change. Levels
+//!   change only when `now − ts` crosses 30 or 90 days for some page, claim or evidence
+//!   timestamp `ts`, so the window is bounded by the nearest `ts + 30d` / `ts + 90d` around `now`;
+//! * page counts, claim count and page errors, to print the same summary.
+//!
+//! The next compile reads the snapshot, computes its key, and when the key matches and `now` is
+//! inside the window, it knows the compiled files are current (exit 0, no commit) without
+//! parsing anything. Any edit to any tracked file, another render mode or flag, another tool
+//! version, or time moving a claim across a freshness boundary makes it a miss, and the full
+//! compile runs. `--json` output and `--force` always run the full compile. The cache is never
+//! committed and can be deleted at any time.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use wiki_parse::time::{AGING_DAYS, STALE_DAYS, parse_timestamp_ms};
+use wiki_parse::{PageError, PageInfo};
+
+use crate::compile::CompileOptions;
+use crate::pages::PageCounts;
+use crate::snapshot::Snapshot;
+
+/// Bump when compiled output changes for the same input.
+pub const FORMAT: u32 = 1;
+/// Cache file, vault-relative.
+pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/compile-cache.json";
+const DAY_MS: i64 = 86_400_000;
+
+/// What the cache file holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheEntry {
+    /// Tool version and format.
+    pub tool: String,
+    /// Snapshot key (see the module docs).
+    pub key: String,
+    /// Start of the clock window (ms since the epoch, inclusive).
+    pub valid_from: i64,
+    /// End of the clock window (exclusive).
+    pub valid_until: i64,
+    /// Page counts of the compiled vault.
+    pub page_counts: PageCounts,
+    /// Claims of the compiled vault.
+    pub claim_count: usize,
+    /// Pages that failed to parse.
+    pub errors: Vec<PageError>,
+}
+
+fn tool_id() -> String {
+    format!("wiki-digest {} format {FORMAT}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The key of a snapshot compiled with `opts` (the clock is not part of it).
+pub fn key(snapshot: &Snapshot, opts: &CompileOptions) -> String {
+    use rayon::prelude::*;
+    let files: Vec<(&str, &[u8])> = snapshot.files().collect();
+    let ids: Vec<String> = files
+        .par_iter()
+        .map(|(p, b)| format!("{p}\0{}\n", wiki_parse::page::git_blob_id(b)))
+        .collect();
+    let mut text = format!(
+        "{}\nrender={:?} backlinks={} dashboards={}\n",
+        tool_id(),
+        opts.render_mode.map(|m| m.as_str()),
+        opts.backlinks,
+        opts.dashboards
+    );
+    for id in ids {
+        text.push_str(&id);
+    }
+    for e in snapshot.problems() {
+        text.push_str(&format!("problem {e}\n"));
+    }
+    wiki_parse::slug::sha1_hex(&text)
+}
+
+/// The clock window `[from, until)` around `now_ms` in which no freshness level of `pages`
+/// changes.
+pub fn validity(pages: &[PageInfo], now_ms: i64) -> (i64, i64) {
+    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+    let mut consider = |ts: Option<&str>| {
+        let Some(ms) = ts.and_then(parse_timestamp_ms) else {
+            return;
+        };
+        for days in [AGING_DAYS, STALE_DAYS] {
+            let t = ms.saturating_add(days * DAY_MS);
+            if t <= now_ms {
+                lo = lo.max(t);
+            } else {
+                hi = hi.min(t);
+            }
+        }
+    };
+    for p in pages {
+        consider(p.summary.updated_at.as_deref());
+        for c in &p.summary.claims {
+            consider(c.updated_at.as_deref());
+            for e in &c.evidence {
+                consider(e.updated_at.as_deref());
+            }
+        }
+    }
+    (lo, hi)
+}
+
+fn cache_file(vault: &Path) -> PathBuf {
+    vault.join(CACHE_PATH)
+}
+
+/// Read the cache entry of the vault, if any (a broken file is ignored).
+pub fn load(vault: &Path) -> Option<CacheEntry> {
+    let bytes = std::fs::read(cache_file(vault)).ok()?;
+    let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
+    (entry.tool == tool_id()).then_some(entry)
+}
+
+/// Whether `entry` says a snapshot with `key` is current at `now_ms`.
+pub fn is_hit(entry: &CacheEntry, key: &str, now_ms: i64) -> bool {
+    entry.key == key && entry.valid_from <= now_ms && now_ms < entry.valid_until
+}
+
+/// Build the entry for a compiled vault.
+pub fn entry(
+    key: String,
+    pages: &[PageInfo],
+    counts: PageCounts,
+    claim_count: usize,
+    errors: &[PageError],
+    now_ms: i64,
+) -> CacheEntry {
+    let (valid_from, valid_until) = validity(pages, now_ms);
+    CacheEntry {
+        tool: tool_id(),
+        key,
+        valid_from,
+        valid_until,
+        page_counts: counts,
+        claim_count,
+        errors: errors.to_vec(),
+    }
+}
+
+/// Write the cache entry (and the `.gitignore` that keeps `.openclaw-wiki/tmp/` out of git).
+/// Failures are returned for the caller to report as a warning; the cache is optional.
+pub fn save(vault: &Path, entry: &CacheEntry) -> std::io::Result<()> {
+    let path = cache_file(vault);
+    let dir = path.parent().unwrap_or(vault);
+    std::fs::create_dir_all(dir)?;
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(&ignore, "*\n")?;
+    }
+    let tmp = dir.join(format!("compile-cache.{}.tmp", std::process::id()));
+    let text = serde_json::to_string_pretty(entry).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// Remove the cache entry (used when a compile could not commit).
+pub fn clear(vault: &Path) {
+    let _ = std::fs::remove_file(cache_file(vault));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_brackets_now() {
+        let page = wiki_parse::parse_page(
+            "entities/a.md",
+            b"---\nupdatedAt: 2026-03-01T00:00:00.000Z\nclaims:\n  - text: x\n    evidence:\n      - updatedAt: 2026-01-01T00:00:00.000Z\n---\n",
+        )
+        .unwrap();
+        let now = parse_timestamp_ms("2026-04-05T12:00:00Z").unwrap();
+        let (lo, hi) = validity(std::slice::from_ref(&page.info), now);
+        // 2026-03-01 + 30d = 2026-03-31 (passed); 2026-01-01 + 90d = 2026-04-01 (passed);
+        // next: 2026-03-01 + 90d = 2026-05-30.
+        assert_eq!(lo, parse_timestamp_ms("2026-04-01T00:00:00Z").unwrap());
+        assert_eq!(hi, parse_timestamp_ms("2026-05-30T00:00:00Z").unwrap());
+        assert_eq!(validity(&[], now), (i64::MIN, i64::MAX));
+    }
+}
