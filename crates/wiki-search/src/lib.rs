@@ -10,7 +10,7 @@
 //! * [`doc`] — what is indexed per field and stored per page or memory chunk;
 //! * [`segment`], [`store`] — the index sidecar (format, incremental refresh, concurrency);
 //! * [`sources`] — work tree, agent branch (git, no checkout), memory workspace;
-//! * [`rank`] — BM25F + structural signals; [`reference`] — the original §7.4 scoring
+//! * [`rank`] — BM25F + structural signals; [`reference`](mod@reference) — the original §7.4 scoring
 //!   (`--ranking reference`), kept as a baseline;
 //! * [`memory`] — the memory corpus: chunks, decay, importance, MMR;
 //! * [`get`] — `wiki get`;
@@ -74,7 +74,7 @@
 //!
 //! ## Reference ranking (`--ranking reference`)
 //! The original §7.4 integer scoring, exactly, with its substring gates and boosts; it reads
-//! every stored page (see [`reference`]). It exists to measure the new ranking against.
+//! every stored page (see [`reference`](mod@reference)). It exists to measure the new ranking against.
 //!
 //! ## Corpora
 //! `--corpus wiki` (default), `memory` or `all` ([`memory`] describes the memory ranking). With

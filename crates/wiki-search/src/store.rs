@@ -31,6 +31,9 @@
 //! 5. The new manifest is written to a temporary file and renamed over `MANIFEST`; segments no
 //!    longer referenced are deleted.
 //!
+//! `wiki search --no-refresh` skips steps 1–5 when an index exists (the listing is the main cost
+//! of a warm search on large vaults: one `lstat` per page).
+//!
 //! Readers never lock: `MANIFEST` is replaced atomically and segments never change, so a reader
 //! sees either the old or the new complete index. A reader that finds a segment deleted under it
 //! (a concurrent writer's clean-up) starts over. A manifest or segment that fails validation, or
