@@ -1,0 +1,365 @@
+//! `wiki compile` behaviour on real git repositories: idempotence, `--check`, human text,
+//! commits and trailers, agent branches, the compile cache, errors.
+
+mod common;
+
+use common::*;
+use wiki_testkit::page;
+
+#[test]
+fn second_compile_changes_nothing_and_makes_no_commit() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    let count = v.commit_count();
+    let before = v.git(&["rev-parse", "HEAD^{tree}"]);
+    for args in [&[][..], &["--force"][..]] {
+        let run = compile(&v, args);
+        run.expect_code(0);
+        assert!(
+            run.stdout.ends_with("(23 pages, 0 indexes updated).\n"),
+            "{}",
+            run.stdout
+        );
+        assert_eq!(v.commit_count(), count, "no commit for {args:?}");
+        assert_eq!(v.git(&["rev-parse", "HEAD^{tree}"]), before);
+        assert_eq!(v.status(), "");
+    }
+}
+
+#[test]
+fn check_exits_1_listing_stale_files_and_0_when_current() {
+    let v = rich_vault("native");
+    let count = v.commit_count();
+    let run = compile(&v, &["--check"]);
+    run.expect_code(1);
+    let listed: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(listed.len(), 31, "{}", run.stdout);
+    assert_eq!(listed[0], "entities/alpha.md");
+    assert!(listed.contains(&".openclaw-wiki/cache/claims.jsonl"));
+    assert_eq!(*listed.last().unwrap(), "reports/index.md");
+    assert!(run.stderr.contains("31 compiled files are out of date"));
+    // Wrote nothing.
+    assert_eq!(v.commit_count(), count);
+    assert_eq!(v.status(), "");
+    assert!(!v.exists("reports/open-questions.md"));
+
+    compile(&v, &[]).expect_code(0);
+    let run = compile(&v, &["--check"]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, "");
+
+    // A meaningful edit makes it stale again, listing exactly what would change.
+    let text = v.read("entities/carol.md").replace(
+        "questions: Is Carol still on the release rotation?",
+        "questions: Is Carol on call?",
+    );
+    v.write("entities/carol.md", text);
+    let run = compile(&v, &["--check", "--json"]);
+    run.expect_code(1);
+    let json = run.json();
+    assert_eq!(json["check"], true);
+    let files: Vec<&str> = json["updatedFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "reports/open-questions.md",
+            ".openclaw-wiki/cache/agent-digest.json"
+        ]
+    );
+}
+
+#[test]
+fn one_commit_with_trailers_per_compile() {
+    let v = rich_vault("native");
+    let count = v.commit_count();
+    compile(&v, &[]).expect_code(0);
+    assert_eq!(v.commit_count(), count + 1);
+    let msg = message(&v, "HEAD");
+    assert!(
+        msg.starts_with("Compile wiki vault: 31 files updated\n\n"),
+        "{msg}"
+    );
+    let trailers: Vec<&str> = msg.lines().skip(2).filter(|l| !l.is_empty()).collect();
+    assert_eq!(trailers[0], "Wiki-Op: compile");
+    assert_eq!(trailers.last(), Some(&"Wiki-Agent: main"));
+    let pages: Vec<&str> = trailers
+        .iter()
+        .filter_map(|t| t.strip_prefix("Wiki-Page: "))
+        .collect();
+    assert_eq!(pages.len(), 31);
+    assert!(pages.contains(&"entities/alpha.md"));
+    assert!(pages.contains(&"reports/privacy-review.md"));
+    assert!(pages.contains(&".openclaw-wiki/cache/agent-digest.json"));
+    // The commit changed exactly those files.
+    let changed = v.git(&["diff", "--name-only", "HEAD~1", "HEAD"]);
+    assert_eq!(changed.lines().count(), 31);
+    // Clean work tree, healthy repository.
+    assert_eq!(v.status(), "");
+    v.git(&["fsck", "--strict", "--no-dangling"]);
+    // The local log got one compile line (git-ignored).
+    let log = v.read(".openclaw-wiki/log.jsonl");
+    let last: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "compile");
+    assert_eq!(last["timestamp"], "2026-04-05T12:00:00.000Z");
+    assert_eq!(last["details"]["pageCounts"]["report"], 9);
+    assert_eq!(last["details"]["updatedFiles"][0], "entities/alpha.md");
+}
+
+#[test]
+fn page_trailers_are_capped() {
+    let v = init_vault(&[]);
+    for i in 0..60 {
+        v.write(
+            &format!("concepts/c{i:02}.md"),
+            page(&[&format!("id: concept.c{i:02}")], "# C\n"),
+        );
+    }
+    v.commit_all("pages");
+    compile(&v, &[]).expect_code(0);
+    let msg = message(&v, "HEAD");
+    let pages = msg.lines().filter(|l| l.starts_with("Wiki-Page: ")).count();
+    assert_eq!(pages, 50);
+    // 60 pages + 9 dashboards + 2 cache files + 6 indexes = 77 files.
+    assert!(msg.contains("Wiki-Pages-More: 27\n"), "{msg}");
+}
+
+#[test]
+fn human_text_outside_markers_is_byte_identical() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    // Human text around and inside managed blocks, in a page, a dashboard and an index.
+    let page_path = "concepts/release-process.md";
+    let original = v.read(page_path);
+    let edited = original
+        .replace(
+            "Releases are cut weekly",
+            "Intro kept as is.\n\nReleases are cut weekly",
+        )
+        .replace(
+            "<!-- openclaw:wiki:related:end -->\n",
+            "<!-- openclaw:wiki:related:end -->\n\nTrailing human paragraph.\n",
+        )
+        .replace("- No related pages yet.", "- stale generated line");
+    v.write(page_path, &edited);
+    let report = v.read("reports/open-questions.md");
+    let report_edited = report.replace(
+        "# Open Questions\n",
+        "# Open Questions\n\nHuman preface for the dashboard.\n",
+    ) + "\nHuman footer.\n";
+    v.write("reports/open-questions.md", &report_edited);
+    let index = format!("{}\nMy own index notes.\n", v.read("index.md"));
+    v.write("index.md", &index);
+    v.commit_all("human edits");
+
+    compile(&v, &[]).expect_code(0);
+    // Only the generated body changed back.
+    assert_eq!(
+        v.read(page_path),
+        edited.replace("- stale generated line", "- No related pages yet.")
+    );
+    assert_eq!(v.read("reports/open-questions.md"), report_edited);
+    assert_eq!(v.read("index.md"), index);
+    assert!(v.read(page_path).contains(
+        "<!-- openclaw:human:start -->\nHuman-written note: keep the freeze window at 48 hours.\nDo not let generators touch this.\n<!-- openclaw:human:end -->"
+    ));
+}
+
+#[test]
+fn dashboards_keep_updated_at_unless_their_content_changes() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    let stamp = "updatedAt: 2026-04-05T12:00:00.000Z";
+    assert!(v.read("reports/open-questions.md").contains(stamp));
+    // A day later, a new question: only open-questions (and the digest) change.
+    let text = v.read("concepts/plain-notes.md").replacen(
+        "# Plain Notes",
+        "---\nquestions: [What is plain?]\n---\n\n# Plain Notes",
+        1,
+    );
+    v.write("concepts/plain-notes.md", text);
+    v.commit_all("question");
+    let run = v.run(
+        "wiki",
+        &["compile", "--json", "--now", "2026-04-06T08:00:00Z"],
+    );
+    run.expect_code(0);
+    let files: Vec<String> = run.json()["updatedFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "reports/open-questions.md",
+            ".openclaw-wiki/cache/agent-digest.json"
+        ]
+    );
+    assert!(
+        v.read("reports/open-questions.md")
+            .contains("updatedAt: 2026-04-06T08:00:00.000Z")
+    );
+    assert!(v.read("reports/claim-health.md").contains(stamp));
+}
+
+#[test]
+fn hand_edits_to_written_pages_are_committed_first() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    let count = v.commit_count();
+    // An uncommitted hand edit to a page whose Related block the compile then rewrites.
+    let text = v
+        .read("entities/dana.md")
+        .replace("sourceIds: [source.gamma]", "sourceIds: [source.alpha]");
+    v.write("entities/dana.md", &text);
+    compile(&v, &[]).expect_code(0);
+    assert_eq!(v.commit_count(), count + 2);
+    let human = message(&v, "HEAD~1");
+    assert!(
+        human.contains("Wiki-Human-Edit: entities/dana.md"),
+        "{human}"
+    );
+    assert!(!human.contains("Wiki-Op"), "{human}");
+    let tool = message(&v, "HEAD");
+    assert!(tool.contains("Wiki-Page: entities/dana.md"), "{tool}");
+    assert!(
+        v.read("entities/dana.md")
+            .contains("### Sources\n\n- [Alpha Source](../sources/alpha.md)")
+    );
+    // The human commit holds exactly the hand edit.
+    let diff = v.git(&["diff", "HEAD~2", "HEAD~1", "--stat"]);
+    assert!(
+        diff.contains("entities/dana.md") && diff.contains("1 file changed"),
+        "{diff}"
+    );
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn agent_branch_compile_leaves_main_untouched() {
+    let v = rich_vault("native");
+    let main_before = v.git(&["rev-parse", "main"]);
+    let tree_before = v.read("entities/alpha.md");
+    let run = v.run("wiki", &["--agent", "bot", "compile"]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("(23 pages, 31 indexes updated)."));
+    assert_eq!(v.git(&["rev-parse", "main"]), main_before);
+    assert_eq!(v.git(&["branch", "--show-current"]).trim(), "main");
+    assert_eq!(v.read("entities/alpha.md"), tree_before);
+    assert_eq!(v.status(), "");
+    assert!(!v.exists("reports/open-questions.md"));
+    // The agent branch has the compiled files, one commit on top of main.
+    assert_eq!(
+        v.git(&["rev-parse", "agents/bot~1"]).trim(),
+        main_before.trim()
+    );
+    let msg = message(&v, "agents/bot");
+    assert!(msg.contains("Wiki-Agent: bot"), "{msg}");
+    let index = v.git(&["show", "agents/bot:index.md"]);
+    assert!(index.contains("- Total pages: 23"));
+    // Compiling the agent branch again changes nothing.
+    let tip = v.git(&["rev-parse", "agents/bot"]);
+    v.run("wiki", &["--agent", "bot", "compile"]).expect_code(0);
+    assert_eq!(v.git(&["rev-parse", "agents/bot"]), tip);
+    v.run("wiki", &["--agent", "bot", "compile", "--check"])
+        .expect_code(0);
+    // Main is still stale.
+    compile(&v, &["--check"]).expect_code(1);
+    v.git(&["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
+fn compile_cache_hits_and_misses() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    assert!(v.exists(".openclaw-wiki/tmp/compile-cache.json"));
+    assert_eq!(v.status(), "", "the cache directory is ignored");
+    // Any change to a tracked file is a miss.
+    let digest = v.read(".openclaw-wiki/cache/agent-digest.json");
+    v.write(".openclaw-wiki/cache/agent-digest.json", "{}\n");
+    compile(&v, &["--check"]).expect_code(1);
+    compile(&v, &[]).expect_code(0);
+    assert_eq!(v.read(".openclaw-wiki/cache/agent-digest.json"), digest);
+    // Time moving a claim across a freshness boundary is a miss: 2026-03-25 + 30 days.
+    let run = v.run(
+        "wiki",
+        &["compile", "--check", "--now", "2026-04-24T09:30:00Z"],
+    );
+    run.expect_code(1);
+    assert!(
+        run.stdout.contains("reports/claim-health.md"),
+        "{}",
+        run.stdout
+    );
+    // Inside the window, a hit.
+    v.run(
+        "wiki",
+        &["compile", "--check", "--now", "2026-04-06T00:00:00Z"],
+    )
+    .expect_code(0);
+}
+
+#[test]
+fn json_output() {
+    let v = rich_vault("native");
+    let run = compile(&v, &["--json"]);
+    run.expect_code(0);
+    let j = run.json();
+    assert_eq!(j["pageCounts"]["report"], 9);
+    assert_eq!(j["claimCount"], 10);
+    assert_eq!(j["renderMode"], "native");
+    assert_eq!(j["branch"], "main");
+    assert_eq!(j["pages"].as_array().unwrap().len(), 23);
+    assert_eq!(j["updatedFiles"].as_array().unwrap().len(), 31);
+    assert_eq!(j["frontmatterErrors"], serde_json::json!([]));
+    let commit = j["commit"].as_str().unwrap();
+    assert_eq!(v.git(&["rev-parse", "HEAD"]).trim(), commit);
+}
+
+#[test]
+fn not_a_vault_is_an_error_with_a_hint() {
+    let v = wiki_testkit::Vault::with_git();
+    let run = compile(&v, &["--vault", "."]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("not a wiki vault") && run.stderr.contains("wiki init"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn links_inside_code_and_external_links_are_not_backlinks() {
+    let v = init_vault(&[]);
+    v.write(
+        "entities/a.md",
+        page(
+            &["id: entity.a", "title: A"],
+            "# A\n\n`[B](b.md)`\n\n```\n[[b]]\n```\n[web](https://b.example)\n",
+        ),
+    );
+    v.write(
+        "entities/b.md",
+        page(&["id: entity.b", "title: B"], "# B\n"),
+    );
+    v.write(
+        "entities/c.md",
+        page(
+            &["id: entity.c", "title: C"],
+            "# C\n\nOld root-relative link: [B](entities/b.md)\n",
+        ),
+    );
+    v.commit_all("pages");
+    compile(&v, &[]).expect_code(0);
+    let b = v.read("entities/b.md");
+    assert!(
+        b.ends_with("## Related\n<!-- openclaw:wiki:related:start -->\n### Referenced By\n\n- [C](c.md)\n<!-- openclaw:wiki:related:end -->\n"),
+        "{b}"
+    );
+}
