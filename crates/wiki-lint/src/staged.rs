@@ -14,7 +14,9 @@
 //!   longer name any page are reported as `broken-wikilink` on those pages.
 //! * Unchanged pages are read from the working tree when git's stat data says the file is
 //!   exactly the indexed blob (same size, times and inode, not racily clean), else from the
-//!   object database; this keeps a 10k-page vault under 100 ms.
+//!   object database. Page directories that the index's cache-tree proves identical to `HEAD`
+//!   are not listed from `HEAD`, and link targets are restricted to pages whose file name a
+//!   linted link mentions: a 10k-page vault takes about 50 ms of CPU.
 //!
 //! Reading the index and objects uses `gix` directly (read-only); nothing is written.
 
@@ -81,10 +83,11 @@ pub struct StagedSet {
     pub changed: HashSet<String>,
     /// Vault-relative paths of pages deleted by the commit.
     pub deleted: Vec<String>,
-    /// Every page path of the index (valid link targets after the commit).
+    /// The page paths of the index (valid link targets after the commit), restricted to those
+    /// whose file stem a link of [`StagedSet::pages`] names.
     pub targets: LinkTargets,
-    /// Every page path of `HEAD` (valid link targets before the commit); only built when the
-    /// commit deletes pages.
+    /// The page paths of `HEAD` (valid link targets before the commit), restricted likewise;
+    /// only built when the commit deletes pages.
     pub head_targets: LinkTargets,
     /// Unchanged pages read because they name a deleted page (for `broken-wikilink`).
     pub linking_to_deleted: HashSet<String>,
@@ -127,12 +130,46 @@ fn locate(repo: &gix::Repository, vault: &Path) -> Result<(PathBuf, String), Sta
     Ok((workdir, prefix))
 }
 
-/// Page blobs of `HEAD` under the vault: vault-relative path → blob id.
+/// Page blobs of `HEAD` under the vault.
+struct HeadPages {
+    /// Vault-relative path → blob id, for the page directories that may differ from the index.
+    blobs: HashMap<String, ObjectId>,
+    /// Page directories (`entities/` …) whose index content is exactly `HEAD`'s, by the index's
+    /// cache-tree extension: their entries are unchanged and were not listed.
+    clean_dirs: Vec<String>,
+}
+
+impl HeadPages {
+    fn is_clean(&self, rel: &str) -> bool {
+        self.clean_dirs.iter().any(|d| rel.starts_with(d.as_str()))
+    }
+}
+
+/// The cache-tree node of `path` (`/`-separated, relative to the repository root), if valid.
+fn cache_tree_node<'a>(
+    root: Option<&'a gix::index::extension::Tree>,
+    path: &str,
+) -> Option<&'a gix::index::extension::Tree> {
+    let mut node = root?;
+    for comp in path.split('/').filter(|c| !c.is_empty()) {
+        node = node
+            .children
+            .iter()
+            .find(|c| c.name.as_slice() == comp.as_bytes())?;
+    }
+    node.num_entries.is_some().then_some(node)
+}
+
+/// List `HEAD`'s pages under the vault, skipping page directories the cache-tree proves clean.
 fn head_pages(
     repo: &gix::Repository,
     prefix: &str,
-) -> Result<HashMap<String, ObjectId>, StagedError> {
-    let mut out = HashMap::new();
+    cache_tree: Option<&gix::index::extension::Tree>,
+) -> Result<HeadPages, StagedError> {
+    let mut out = HeadPages {
+        blobs: HashMap::new(),
+        clean_dirs: Vec::new(),
+    };
     let tree_id = repo
         .head_tree_id_or_empty()
         .map_err(git_err("HEAD"))?
@@ -149,6 +186,10 @@ fn head_pages(
         if !entry.mode().is_tree() {
             continue;
         }
+        if cache_tree_node(cache_tree, &dir).is_some_and(|n| n.id == entry.object_id()) {
+            out.clean_dirs.push(format!("{}/", kind.dir()));
+            continue;
+        }
         let sub = repo
             .find_tree(entry.object_id())
             .map_err(git_err(format!("{dir} in HEAD")))?;
@@ -162,11 +203,33 @@ fn head_pages(
             }
             let rel = format!("{}/{}", kind.dir(), r.filepath.to_str_lossy());
             if vault::is_page_path(&rel) {
-                out.insert(rel, r.oid);
+                out.blobs.insert(rel, r.oid);
             }
         }
     }
     Ok(out)
+}
+
+/// The file names (without `.md`) a link can name a page by: the last segment of its target
+/// and of its resolved path, without `#fragment`, `?query` and `.md`. A page is a valid target of
+/// the link only if its file stem is one of these, so link targets can be restricted to pages
+/// with these stems.
+fn link_stems(page: &PageInfo, out: &mut HashSet<String>) {
+    for link in &page.links {
+        for t in std::iter::once(link.target.as_str()).chain(link.resolved.as_deref()) {
+            let t = t
+                .split(['#', '?'])
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches('/');
+            let last = t.rsplit('/').next().unwrap_or(t);
+            out.insert(last.to_string());
+            if last.len() >= 3 && last[last.len() - 3..].eq_ignore_ascii_case(".md") {
+                out.insert(last[..last.len() - 3].to_string());
+            }
+        }
+    }
 }
 
 fn read_blob(repo: &gix::Repository, id: ObjectId, rel: &str) -> Result<Vec<u8>, StagedError> {
@@ -186,7 +249,7 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
     let stat_options = repo
         .stat_options()
         .map_err(git_err("core.* stat options"))?;
-    let head = head_pages(&repo, &prefix)?;
+    let head = head_pages(&repo, &prefix, index.tree())?;
 
     // Index pages under the vault (stage 0 only: conflicted paths cannot be committed).
     let timestamp = index.timestamp();
@@ -203,7 +266,7 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
         if !vault::is_page_path(rel) {
             continue;
         }
-        let changed = head.get(rel) != Some(&entry.id);
+        let changed = !head.is_clean(rel) && head.blobs.get(rel) != Some(&entry.id);
         entries.push((
             IndexPage {
                 rel: rel.to_string(),
@@ -217,11 +280,11 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
 
     let mut set = StagedSet {
         prefix: prefix.clone(),
-        targets: LinkTargets::new(entries.iter().map(|(e, _)| e.rel.as_str())),
         ..Default::default()
     };
     let in_index: HashSet<&str> = entries.iter().map(|(e, _)| e.rel.as_str()).collect();
     let mut deleted: Vec<String> = head
+        .blobs
         .keys()
         .filter(|p| !in_index.contains(p.as_str()))
         .cloned()
@@ -255,9 +318,6 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
     let mut link_needles: Vec<String> = Vec::new();
     for d in &deleted {
         link_needles.push(wiki_parse::page::file_stem(d).to_string());
-    }
-    if !deleted.is_empty() {
-        set.head_targets = LinkTargets::new(head.keys().map(String::as_str));
     }
     set.deleted = deleted;
     needles.sort();
@@ -298,8 +358,9 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
             {
                 return None;
             }
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            file.read_to_end(&mut bytes).ok()?;
+            // The size matches the index: one read, no end-of-file probe.
+            let mut bytes = vec![0; usize::try_from(meta.len()).ok()?];
+            file.read_exact(&mut bytes).ok()?;
             Some(scan(bytes))
         };
         let scanned: Vec<Option<Scanned>> = unchanged
@@ -342,6 +403,24 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
                 set.pages.push(page);
             }
         }
+    }
+    // Link targets, restricted to the pages whose file stem some linted link names.
+    let mut stems: HashSet<String> = HashSet::new();
+    for page in &set.pages {
+        link_stems(page, &mut stems);
+    }
+    let named = |p: &&str| stems.contains(wiki_parse::page::file_stem(p));
+    set.targets = LinkTargets::new(entries.iter().map(|(e, _)| e.rel.as_str()).filter(named));
+    if !set.deleted.is_empty() {
+        // HEAD = the index's pages in clean directories plus the listed ones.
+        set.head_targets = LinkTargets::new(
+            entries
+                .iter()
+                .map(|(e, _)| e.rel.as_str())
+                .filter(|p| head.is_clean(p))
+                .chain(head.blobs.keys().map(String::as_str))
+                .filter(named),
+        );
     }
     Ok(set)
 }
