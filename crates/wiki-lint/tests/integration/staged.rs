@@ -267,3 +267,27 @@ fn staged_rename_reports_links_to_the_old_path() {
          0 errors, 1 warning in 1 page\n"
     );
 }
+
+#[test]
+fn staged_after_a_tool_commit() {
+    // `wiki lint` commits through wiki-store, which rewrites the index without git's cache-tree
+    // extension: --staged must then list HEAD itself.
+    let v = Vault::with_git();
+    v.run("wiki", &["init", "."]).expect_code(0);
+    v.write("entities/a.md", clean("entity", "entity.a", &[], ""));
+    v.run("wiki", &["lint"]).expect_code(0);
+    assert_eq!(v.status(), "");
+    v.write(
+        "entities/b.md",
+        clean("entity", "entity.a", &[], "[[a]] [[c]]\n"),
+    );
+    v.git(&["add", "entities/b.md"]);
+    let run = staged(&v, &["--format", "text"]);
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "entities/b.md:3: error: Duplicate page id `entity.a`. [duplicate-id]\n\
+         entities/b.md:8: warning: Broken wikilink target `c`. [broken-wikilink]\n\
+         1 error, 1 warning in 1 page\n"
+    );
+}
