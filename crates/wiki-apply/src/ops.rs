@@ -1050,6 +1050,48 @@ mod tests {
     }
 
     #[test]
+    fn schema_lists_the_same_fields() {
+        let schema: Json =
+            serde_json::from_str(include_str!("../schema/operation.schema.json")).unwrap();
+        let defs = &schema["$defs"];
+        for kind in OpKind::ALL {
+            let def = match kind {
+                OpKind::AddQuestion | OpKind::ResolveQuestion => "question",
+                OpKind::AddContradiction | OpKind::ResolveContradiction => "contradiction",
+                k => k.as_str(),
+            };
+            let mut props: Vec<&str> = defs[def]["properties"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{def}"))
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "op")
+                .collect();
+            props.sort_unstable();
+            let mut fields = kind.fields().to_vec();
+            fields.sort_unstable();
+            assert_eq!(props, fields, "{def}");
+        }
+        let mut claim: Vec<&str> = defs["claim"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        claim.sort_unstable();
+        let mut expected = CLAIM_FIELDS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(claim, expected);
+        let ev: Vec<&str> = defs["evidence"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(ev, EVIDENCE_FIELDS);
+    }
+
+    #[test]
     fn sources_for_trailers() {
         let op = parse_line(
             r#"{"op":"synthesis","title":"T","body":"b","sourceIds":["s1","s2"],"claims":[{"text":"x","evidence":[{"sourceId":"s2"},{"sourceId":"s3"}]}]}"#,

@@ -250,6 +250,46 @@ pub struct BatchOptions<'c> {
     pub dry_run: bool,
     /// Regenerates compiled files.
     pub compiler: &'c dyn Compiler,
+    /// Print phase timings on stderr (`trace: <phase> <ms> ms`; `WIKI_APPLY_TRACE=1`).
+    pub trace: bool,
+}
+
+/// Phase timer for `WIKI_APPLY_TRACE`.
+struct Tracer {
+    on: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl Tracer {
+    fn new(on: bool) -> Tracer {
+        let now = std::time::Instant::now();
+        Tracer {
+            on,
+            start: now,
+            last: now,
+        }
+    }
+
+    fn phase(&mut self, name: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            wiki_cli::warn(
+                "trace",
+                &format!("{name} {:.1} ms", (now - self.last).as_secs_f64() * 1e3),
+            );
+            self.last = now;
+        }
+    }
+
+    fn total(&self) {
+        if self.on {
+            wiki_cli::warn(
+                "trace",
+                &format!("total {:.1} ms", self.start.elapsed().as_secs_f64() * 1e3),
+            );
+        }
+    }
 }
 
 /// Apply `ops` as one batch: take the vault lock, read the branch, apply every operation in
@@ -262,15 +302,18 @@ pub fn apply_batch(
     ops: &[LineOp],
     opts: &BatchOptions<'_>,
 ) -> Result<BatchOutcome> {
+    let mut trace = Tracer::new(opts.trace);
     let lock = if opts.dry_run {
         None
     } else {
         Some(session.store.lock()?)
     };
+    trace.phase("lock");
     let mut retries = 0;
     loop {
         let base = session.base()?;
         let files = session.files(base)?;
+        trace.phase("snapshot");
         let mut ws = Workspace::new(files.as_ref(), &opts.now);
         let mut results = Vec::with_capacity(ops.len());
         for lop in ops {
@@ -281,8 +324,10 @@ pub fn apply_batch(
         }
         let mut page_changes = ws.changes();
         drop(ws);
+        trace.phase("operations");
         let (compile_changes, compiled) =
             compile_into(opts.compiler, files.as_ref(), &mut page_changes, &opts.now)?;
+        trace.phase("compile");
         let mut outcome = BatchOutcome {
             results,
             page_changes,
@@ -315,10 +360,13 @@ pub fn apply_batch(
             expected_parent: base,
             create_from: None,
         };
-        match session.store.commit_locked(lock, &req) {
+        let committed = session.store.commit_locked(lock, &req);
+        trace.phase("commit");
+        match committed {
             Ok(done) => {
                 outcome.commit = done.commit;
                 outcome.human_commit = done.human_commit;
+                trace.total();
                 return Ok(outcome);
             }
             Err(e) if e.is_conflict() && retries + 1 < MAX_ATTEMPTS => {

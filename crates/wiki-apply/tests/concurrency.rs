@@ -141,6 +141,7 @@ fn a_moved_branch_is_reread_and_the_batch_reapplied() {
             now: "2026-04-05T12:00:00.000Z".into(),
             dry_run: false,
             compiler: &compiler,
+            trace: false,
         },
     )
     .expect("batch");
