@@ -424,3 +424,85 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
     }
     Ok(set)
 }
+
+/// What `wiki-lint --agent ID` reads.
+#[derive(Debug)]
+pub enum AgentSource {
+    /// `agents/<ID>` is checked out: read the work tree, as for no agent.
+    Worktree,
+    /// The pages of the tip of `agents/<ID>` (or of `HEAD` while that branch does not exist
+    /// yet: it will start there), parsed from their blobs.
+    Tree(wiki_parse::VaultPages),
+}
+
+/// The pages of agent `agent`'s branch, read from git without checkout (read-only).
+pub fn agent_pages(vault: &Path, agent: &str) -> Result<AgentSource, StagedError> {
+    let repo = gix::discover(vault).map_err(|e| StagedError::NoRepository {
+        path: vault.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let (_, prefix) = locate(&repo, vault)?;
+    let branch = format!("refs/heads/agents/{agent}");
+    let head = repo.head_name().map_err(git_err("HEAD"))?;
+    if head
+        .as_ref()
+        .is_some_and(|h| h.as_bstr() == branch.as_bytes())
+    {
+        return Ok(AgentSource::Worktree);
+    }
+    let reference = repo
+        .try_find_reference(branch.as_str())
+        .map_err(git_err(branch.clone()))?;
+    let tree = match reference {
+        Some(mut r) => r.peel_to_tree().map_err(git_err(branch.clone()))?,
+        None => {
+            let id = repo.head_tree_id_or_empty().map_err(git_err("HEAD"))?;
+            repo.find_tree(id.detach())
+                .map_err(git_err("the HEAD tree"))?
+        }
+    };
+    let mut blobs: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut problems: Vec<PageError> = Vec::new();
+    for kind in PageKind::ALL {
+        let dir = format!("{prefix}{}", kind.dir());
+        let Some(entry) = tree
+            .lookup_entry_by_path(&dir)
+            .map_err(git_err(format!("{dir} in {branch}")))?
+        else {
+            continue;
+        };
+        if !entry.mode().is_tree() {
+            continue;
+        }
+        let sub = repo
+            .find_tree(entry.object_id())
+            .map_err(git_err(format!("{dir} in {branch}")))?;
+        let mut recorder = gix::traverse::tree::Recorder::default();
+        sub.traverse()
+            .breadthfirst(&mut recorder)
+            .map_err(git_err(format!("{dir} in {branch}")))?;
+        for r in recorder.records {
+            if r.mode.is_tree() || r.mode.is_commit() {
+                continue;
+            }
+            let rel = format!("{}/{}", kind.dir(), r.filepath.to_str_lossy());
+            if !vault::is_page_path(&rel) {
+                continue;
+            }
+            if r.mode.is_link() {
+                problems.push(PageError {
+                    path: rel,
+                    line: 1,
+                    message: "symlink not followed: pages must be regular files inside the vault"
+                        .into(),
+                });
+                continue;
+            }
+            let bytes = read_blob(&repo, r.oid, &rel)?;
+            blobs.push((rel, bytes));
+        }
+    }
+    let mut pages = vault::parse_blobs(&blobs);
+    pages.errors.extend(problems);
+    Ok(AgentSource::Tree(pages))
+}

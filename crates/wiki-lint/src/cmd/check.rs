@@ -15,8 +15,10 @@ use crate::{output, repo_prefix, staged};
 /// categories and messages) plus `invalid-frontmatter` and `duplicate-claim-id`. Never writes
 /// anything: `wiki lint` is the command that also compiles and writes `reports/lint.md`.
 ///
-/// Input: the vault's pages (default), `wiki-parse` records on stdin (`--stdin`), or the staged
-/// versions of the pages a commit changes (`--staged`, what the pre-commit hook runs).
+/// Input: the vault's pages (default; with `--agent ID` / `$WIKI_AGENT` the pages of the branch
+/// `agents/<ID>`, read from git without checkout, or from the work tree when that branch is
+/// checked out), `wiki-parse` records on stdin (`--stdin`), or the staged versions of the pages
+/// a commit changes (`--staged`, what the pre-commit hook runs).
 ///
 /// Output (`--format`): `jsonl` (default) prints `{"type":"diagnostic","code","severity",
 /// "category","path","line","message"}` per finding and a final `{"type":"summary",...}`;
@@ -54,8 +56,9 @@ pub struct Args {
     about = "Lint wiki vault pages (read-only); JSON Lines diagnostics, CI exit codes",
     long_about = "Lint wiki vault pages (read-only): the checks of the OpenClaw memory-wiki \
 plugin with the same codes and messages, plus invalid-frontmatter and duplicate-claim-id.\n\n\
-Input: the vault (default), wiki-parse records on stdin (--stdin), or the staged pages of the \
-next commit (--staged, what the pre-commit hook runs).\n\n\
+Input: the vault (default; with --agent ID or $WIKI_AGENT the branch agents/<ID>, read from \
+git without checkout), wiki-parse records on stdin (--stdin), or the staged pages of the next \
+commit (--staged, what the pre-commit hook runs).\n\n\
 Output: one {\"type\":\"diagnostic\",...} record per finding and a final \
 {\"type\":\"summary\",...} (--format jsonl, default), `path:line: severity: message [code]` \
 (--format text), or GitHub Actions annotations (--format github).\n\n\
@@ -122,7 +125,17 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 (p, e, "stdin", prefix)
             } else {
                 let vault = global.vault_dir()?;
-                let read = wiki_parse::read_vault(&vault).map_err(CliError::runtime)?;
+                let read = match global.agent_id() {
+                    Some(agent) => {
+                        match staged::agent_pages(&vault, &agent).map_err(CliError::runtime)? {
+                            staged::AgentSource::Tree(pages) => pages,
+                            staged::AgentSource::Worktree => {
+                                wiki_parse::read_vault(&vault).map_err(CliError::runtime)?
+                            }
+                        }
+                    }
+                    None => wiki_parse::read_vault(&vault).map_err(CliError::runtime)?,
+                };
                 let mut pages: Vec<PageInfo> = Vec::with_capacity(read.pages.len());
                 for page in read.pages {
                     let wiki_parse::Page {

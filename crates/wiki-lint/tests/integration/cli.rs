@@ -372,3 +372,37 @@ fn broken_fixture_matches_the_original_2026_9_6_codes() {
         "Frontmatter failed to parse: Wiki frontmatter must be a YAML mapping (found a list)"
     );
 }
+
+#[test]
+fn agent_flag_lints_the_agent_branch_without_checkout() {
+    let v = Vault::with_git();
+    v.write("entities/a.md", clean("entity", "entity.a", &[], ""));
+    v.commit_all("main");
+    v.git(&["checkout", "-q", "-b", "agents/bot"]);
+    v.write("entities/bot.md", clean("entity", "entity.a", &[], ""));
+    v.commit_all("bot page");
+    v.git(&["checkout", "-q", "main"]);
+    assert!(!v.exists("entities/bot.md"));
+
+    lint(&v, &[]).expect_code(0);
+    let run = lint(&v, &["--agent", "bot"]);
+    run.expect_code(1);
+    let codes: Vec<(String, String)> = findings(&run).into_iter().map(|f| (f.0, f.1)).collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("entities/a.md".to_string(), "duplicate-id".to_string()),
+            ("entities/bot.md".to_string(), "duplicate-id".to_string()),
+        ]
+    );
+    // $WIKI_AGENT works the same; a branch that does not exist yet starts at HEAD.
+    let mut cmd = v.command("wiki-lint");
+    cmd.args(["--vault", v.root.to_str().unwrap()])
+        .env("WIKI_AGENT", "bot");
+    wiki_testkit::output(cmd, None).expect_code(1);
+    lint(&v, &["--agent", "newbie"]).expect_code(0);
+    // Checked out: the work tree (with its uncommitted edits) is linted.
+    v.git(&["checkout", "-q", "agents/bot"]);
+    v.write("entities/bot.md", clean("entity", "entity.bot", &[], ""));
+    lint(&v, &["--agent", "bot"]).expect_code(0);
+}
