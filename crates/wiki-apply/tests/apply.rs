@@ -532,3 +532,38 @@ fn ops_from_a_file_report_the_file_name() {
         )
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_never_written_through() {
+    let v = vault();
+    let outside = v.path("../outside.md");
+    std::fs::write(&outside, "outside\n").unwrap();
+    std::fs::create_dir_all(v.path("syntheses")).unwrap();
+    std::os::unix::fs::symlink(&outside, v.path("syntheses/evil.md")).unwrap();
+    v.git(&["add", "syntheses/evil.md"]);
+    v.git(&["commit", "-q", "-m", "a symlinked page"]);
+    let head = rev(&v, "HEAD");
+    // The symlink is not a page: lookups do not find it…
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"syntheses/evil.md","question":"Q?"}"#],
+    );
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: error: <stdin>:1: Wiki page not found: syntheses/evil.md\n"
+    );
+    // …and creating a page at its path is refused by the store.
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"synthesis","title":"Evil","body":"b","sourceIds":["s"]}"#],
+    );
+    r.expect_code(2);
+    assert!(r.stderr.contains("syntheses/evil.md"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+    assert_eq!(rev(&v, "HEAD"), head);
+    assert_eq!(v.status(), "");
+}
