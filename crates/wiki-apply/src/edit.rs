@@ -17,6 +17,7 @@
 //!   with the same text, an existing question or identical evidence is a no-op), so a batch can be
 //!   replayed safely after a crash.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use yaml_serde::{Mapping, Value};
@@ -125,7 +126,7 @@ fn claim_ids(fm: &Mapping) -> Vec<String> {
 pub struct Workspace<'a> {
     files: &'a dyn VaultFiles,
     now: String,
-    /// Current bytes of every file read or written so far.
+    /// Current bytes of every file written so far (others are read from `files`).
     current: HashMap<String, Option<Vec<u8>>>,
     /// Original bytes of every file written.
     original: BTreeMap<String, Option<Vec<u8>>>,
@@ -186,17 +187,15 @@ impl<'a> Workspace<'a> {
 
     // ----- reading -------------------------------------------------------------------------
 
-    fn bytes(&mut self, path: &str) -> Result<Option<Vec<u8>>> {
+    fn bytes(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>> {
         if let Some(b) = self.current.get(path) {
-            return Ok(b.clone());
+            return Ok(b.as_deref().map(Cow::Borrowed));
         }
-        let b = self.files.read(path)?;
-        self.current.insert(path.to_string(), b.clone());
-        Ok(b)
+        self.files.read(path)
     }
 
     /// Parse the current version of a page (`None` when it does not exist).
-    pub fn page(&mut self, path: &str) -> Result<Option<Page>> {
+    pub fn page(&self, path: &str) -> Result<Option<Page>> {
         match self.bytes(path)? {
             None => Ok(None),
             Some(b) => page::parse_page(path, &b)
@@ -205,7 +204,7 @@ impl<'a> Workspace<'a> {
         }
     }
 
-    fn require_page(&mut self, path: &str) -> Result<Page> {
+    fn require_page(&self, path: &str) -> Result<Page> {
         self.page(path)?
             .ok_or_else(|| Error::Invalid(format!("Wiki page not found: {path}")))
     }
@@ -349,7 +348,7 @@ impl<'a> Workspace<'a> {
     // ----- writing -------------------------------------------------------------------------
 
     fn write(&mut self, path: &str, text: String) -> Result<bool> {
-        let before = self.bytes(path)?;
+        let before = self.bytes(path)?.map(Cow::into_owned);
         let after = Some(text.into_bytes());
         if before == after {
             return Ok(false);

@@ -2,6 +2,7 @@
 //! checked-out branch, human edits included) or of a commit (any branch, no checkout), plus
 //! direct reads for the few vault files a snapshot does not hold (rollback of `WIKI.md` …).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -16,8 +17,8 @@ use crate::error::{Error, Result};
 pub trait VaultFiles {
     /// Every page path (`entities/…`, `concepts/…`, …; `index.md` excluded), sorted.
     fn page_paths(&self) -> &[String];
-    /// The bytes of a vault file, `None` when it does not exist.
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>>;
+    /// The bytes of a vault file, `None` when it does not exist (borrowed when in memory).
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>>;
     /// The compile snapshot these files come from, when there is one.
     fn snapshot(&self) -> Option<&Snapshot> {
         None
@@ -48,8 +49,8 @@ impl VaultFiles for MemFiles {
     fn page_paths(&self) -> &[String] {
         &self.pages
     }
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        Ok(self.files.get(path).cloned())
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>> {
+        Ok(self.files.get(path).map(|b| Cow::Borrowed(b.as_slice())))
     }
 }
 
@@ -106,13 +107,13 @@ impl VaultFiles for SnapshotFiles<'_> {
         &self.pages
     }
 
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>> {
         if tracks(path) {
-            return Ok(self.snap.get(path).map(<[u8]>::to_vec));
+            return Ok(self.snap.get(path).map(Cow::Borrowed));
         }
         match &self.untracked {
             Untracked::Nothing => Ok(None),
-            Untracked::Commit(store, rev) => Ok(store.read_file(rev, path)?),
+            Untracked::Commit(store, rev) => Ok(store.read_file(rev, path)?.map(Cow::Owned)),
             Untracked::Worktree(root) => {
                 let abs = root.join(path);
                 match std::fs::symlink_metadata(&abs) {
@@ -120,7 +121,7 @@ impl VaultFiles for SnapshotFiles<'_> {
                         "{path}: is a symbolic link; refusing to read or write through it"
                     ))),
                     Ok(m) if m.is_file() => std::fs::read(&abs)
-                        .map(Some)
+                        .map(|b| Some(Cow::Owned(b)))
                         .map_err(|e| Error::Runtime(format!("{path}: cannot read: {e}"))),
                     Ok(_) => Ok(None),
                     Err(e)

@@ -141,7 +141,7 @@ pub fn rollback(
                 Some(p) => session.store.read_file(p, path)?,
                 None => None,
             };
-            let now_bytes = files.read(path)?;
+            let now_bytes = files.read(path)?.map(std::borrow::Cow::into_owned);
             let merged = merge_file(
                 path,
                 at_commit.as_deref(),

@@ -178,7 +178,7 @@ impl Compiler for DigestCompiler {
             .into_iter()
             .map(|c| {
                 Ok(FileChange {
-                    before: files.read(&c.path)?,
+                    before: files.read(&c.path)?.map(std::borrow::Cow::into_owned),
                     path: c.path,
                     after: c.content,
                 })
