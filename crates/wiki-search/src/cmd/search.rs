@@ -262,3 +262,19 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
 pub fn run_plumbing(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     execute(global, args, "wiki-search", Format::Jsonl)
 }
+
+/// The command line of the `wiki-search` binary (also used to generate its man page).
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "wiki-search",
+    version,
+    about = "Search a wiki vault (JSON Lines hit records)"
+)]
+pub struct Cli {
+    /// Shared flags.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Command arguments.
+    #[command(flatten)]
+    pub args: Args,
+}
