@@ -28,6 +28,7 @@ use wiki_parse::{PageError, PageInfo};
 use crate::compile::CompileOptions;
 use crate::pages::PageCounts;
 use crate::snapshot::Snapshot;
+use wiki_store::Change;
 
 /// Bump when compiled output changes for the same input.
 pub const FORMAT: u32 = 1;
@@ -61,8 +62,24 @@ fn tool_id() -> String {
 
 /// The key of a snapshot compiled with `opts` (the clock is not part of it).
 pub fn key(snapshot: &Snapshot, opts: &CompileOptions) -> String {
+    key_with_changes(snapshot, &[], opts)
+}
+
+/// The key of `snapshot` with `changes` applied (what [`Snapshot::overlay`] would give), without
+/// copying the snapshot.
+pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileOptions) -> String {
     use rayon::prelude::*;
-    let files: Vec<(&str, &[u8])> = snapshot.files().collect();
+    let mut merged: std::collections::BTreeMap<&str, Option<&[u8]>> =
+        snapshot.files().map(|(p, b)| (p, Some(b))).collect();
+    for c in changes {
+        if crate::snapshot::tracks(&c.path) {
+            merged.insert(c.path.as_str(), c.content.as_deref());
+        }
+    }
+    let files: Vec<(&str, &[u8])> = merged
+        .into_iter()
+        .filter_map(|(p, b)| b.map(|b| (p, b)))
+        .collect();
     let ids: Vec<String> = files
         .par_iter()
         .map(|(p, b)| format!("{p}\0{}\n", wiki_parse::page::git_blob_id(b)))

@@ -91,7 +91,7 @@ impl CompileResult {
 
 /// Compile a snapshot (parses its pages first; see [`compile_parsed`]).
 pub fn compile(snapshot: &Snapshot, opts: &CompileOptions) -> CompileResult {
-    compile_parsed(snapshot, snapshot.parse(), opts)
+    compile_parsed(snapshot, snapshot.parse_for_compile(), opts)
 }
 
 /// Compile a snapshot whose pages the caller already parsed (with [`Snapshot::parse`]), so
@@ -142,9 +142,16 @@ pub fn compile_parsed(
         for (i, text) in updates {
             let page = &mut parsed_pages[i];
             page.info.blob_id = git_blob_id(text.as_bytes());
-            changes.push(Change::write(page.path.clone(), text.clone()));
-            page.text = text;
+            changes.push(Change::write(page.path.clone(), text));
         }
+    }
+    // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
+    for page in parsed_pages
+        .iter_mut()
+        .filter(|p| p.kind != wiki_parse::PageKind::Report)
+    {
+        page.text = String::new();
+        page.body_offset = 0;
     }
 
     // 3. Dashboards.
@@ -163,7 +170,8 @@ pub fn compile_parsed(
                 .filter_map(|d| {
                     let path = d.path();
                     let existing = parsed_pages.iter().find(|p| p.path == path);
-                    if existing.is_none() && snapshot.get(&path).is_some() {
+                    let unreadable = snapshot.problems().iter().any(|e| e.path == path);
+                    if existing.is_none() && (snapshot.get(&path).is_some() || unreadable) {
                         // The file exists but does not parse: leave it to the human (reported).
                         return None;
                     }
@@ -185,7 +193,15 @@ pub fn compile_parsed(
         }
     }
 
-    let order = title_order(parsed_pages.iter().map(|p| &p.info));
+    // Title order as indices, so the pages can be moved (not cloned) into the result.
+    let order_idx: Vec<usize> = {
+        let mut idx: Vec<usize> = (0..parsed_pages.len()).collect();
+        let info = |i: &usize| &parsed_pages[*i].info;
+        idx.sort_by(|a, b| crate::pages::scan_cmp(info(a), info(b)));
+        idx.sort_by(|a, b| wiki_parse::health::locale_cmp(&info(a).title, &info(b).title));
+        idx
+    };
+    let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();
     let counts = PageCounts::of(order.iter().copied());
     let claim_count: usize = order.iter().map(|p| p.summary.claims.len()).sum();
 
@@ -218,10 +234,16 @@ pub fn compile_parsed(
             changes.push(Change::write(path, updated));
         }
     }
+    drop(order);
 
+    let mut slots: Vec<Option<Page>> = parsed_pages.into_iter().map(Some).collect();
+    let pages: Vec<PageInfo> = order_idx
+        .into_iter()
+        .filter_map(|i| slots[i].take().map(|p| p.info))
+        .collect();
     CompileResult {
         changes,
-        pages: order.into_iter().cloned().collect(),
+        pages,
         errors,
         page_counts: counts,
         claim_count,

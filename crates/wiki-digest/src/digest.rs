@@ -47,25 +47,38 @@ pub fn agent_digest(
     errors: &[PageError],
     now_ms: i64,
 ) -> String {
-    let mut root = Map::new();
-    root.insert("pageCounts".into(), counts.to_json());
+    let mut head = Map::new();
+    head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
-    root.insert("claimCount".into(), Value::from(claim_count));
-    root.insert("claimHealth".into(), claim_health(pages, now_ms));
-    root.insert("contradictionClusters".into(), clusters(pages));
+    head.insert("claimCount".into(), Value::from(claim_count));
+    head.insert("claimHealth".into(), claim_health(pages, now_ms));
+    head.insert("contradictionClusters".into(), clusters(pages));
     if !errors.is_empty() {
         let errs: Vec<Value> = errors
             .iter()
             .map(|e| serde_json::json!({"path": e.path, "line": e.line, "message": e.message}))
             .collect();
-        root.insert("frontmatterErrors".into(), Value::Array(errs));
+        head.insert("frontmatterErrors".into(), Value::Array(errs));
     }
     let mut by_path: Vec<&PageInfo> = pages.to_vec();
     by_path.sort_by(|a, b| locale_cmp(&a.path, &b.path));
-    let entries: Vec<Value> = by_path.iter().map(|p| digest_page(p, now_ms)).collect();
-    root.insert("pages".into(), Value::Array(entries));
-    let mut out = json::to_pretty(&Value::Object(root));
-    out.push('\n');
+    // Write the pages one at a time (a JSON tree of the whole digest would cost hundreds of MB
+    // on large vaults); the bytes are those of `JSON.stringify(digest, null, 2)`.
+    let mut out = json::to_pretty(&Value::Object(head));
+    out.truncate(out.len() - 2); // "\n}"
+    out.push_str(",\n  \"pages\": ");
+    if by_path.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push('[');
+        for (i, p) in by_path.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            json::write_pretty_at(&digest_page(p, now_ms), 2, &mut out);
+        }
+        out.push_str("\n  ]");
+    }
+    out.push_str("\n}\n");
+    out.shrink_to_fit();
     out
 }
 
@@ -260,7 +273,14 @@ pub fn claim_lines(pages: &[&PageInfo], now_ms: i64) -> Vec<String> {
 
 /// Build `claims.jsonl` (the whole file). `pages` in title order.
 pub fn claims_jsonl(pages: &[&PageInfo], now_ms: i64) -> String {
-    let mut out = claim_lines(pages, now_ms).join("\n");
+    let lines = claim_lines(pages, now_ms);
+    let mut out = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 1);
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(l);
+    }
     out.push('\n');
     out
 }

@@ -243,6 +243,11 @@ pub fn to_compact(v: &Value) -> String {
     out
 }
 
+/// Append `value` pretty-printed (2-space steps) as if nested `depth` levels deep.
+pub fn write_pretty_at(v: &Value, depth: usize, out: &mut String) {
+    write(v, Some(2), depth, out);
+}
+
 /// `JSON.stringify(value, null, 2)`.
 pub fn to_pretty(v: &Value) -> String {
     let mut out = String::new();

@@ -307,6 +307,16 @@ impl Snapshot {
     /// `syntheses`, `reports`, each by path). Read problems come first in `errors`, then parse
     /// failures in scan order.
     pub fn parse(&self) -> VaultPages {
+        self.parse_inner(true)
+    }
+
+    /// [`Snapshot::parse`] without keeping the raw frontmatter mapping of non-report pages
+    /// (compile needs it only for dashboards; the YAML trees are most of a vault's memory).
+    pub fn parse_for_compile(&self) -> VaultPages {
+        self.parse_inner(false)
+    }
+
+    fn parse_inner(&self, keep_frontmatter: bool) -> VaultPages {
         let mut paths: Vec<&str> = self.page_paths().collect();
         paths.sort_by_key(|p| {
             PageKind::from_path(p)
@@ -315,7 +325,13 @@ impl Snapshot {
         });
         let results: Vec<Result<Page, PageError>> = paths
             .par_iter()
-            .map(|p| wiki_parse::parse_page(p, self.get(p).unwrap_or_default()))
+            .map(|p| {
+                let mut page = wiki_parse::parse_page(p, self.get(p).unwrap_or_default())?;
+                if !keep_frontmatter && page.kind != PageKind::Report {
+                    page.frontmatter = yaml_serde::Mapping::new();
+                }
+                Ok(page)
+            })
             .collect();
         let mut out = VaultPages::default();
         out.errors.extend(self.problems.iter().cloned());

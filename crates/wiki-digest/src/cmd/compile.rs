@@ -145,10 +145,8 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         }
     }
     if !args.check {
-        let mut compiled = snapshot;
-        compiled.overlay(&result.changes);
         let entry = cache::entry(
-            cache::key(&compiled, &opts),
+            cache::key_with_changes(&snapshot, &result.changes, &opts),
             &result.pages,
             result.page_counts,
             result.claim_count,
