@@ -469,7 +469,11 @@ impl<'a> Workspace<'a> {
             _ => page::render_page(&fm, &body),
         };
         let changed = self.write(&path, text)?;
-        Ok(self.result(changed, &path, Some(&fm)))
+        let mut r = self.result(changed, &path, Some(&fm));
+        if let Some(claims) = &op.claims {
+            r.claims = claims.iter().filter_map(|c| c.id.clone()).collect();
+        }
+        Ok(r)
     }
 
     fn update_metadata(&mut self, op: &UpdateMetadata) -> Result<OpResult> {
