@@ -182,6 +182,26 @@ pub fn save(vault: &Path, entry: &CacheEntry) -> std::io::Result<()> {
     std::fs::rename(&tmp, &path)
 }
 
+/// Record that `snapshot` compiled with `opts` produced `result` and that `result.changes` were
+/// written: the next `wiki compile` on the resulting files is a cache hit. For other commands
+/// that compile and commit (lint, apply); warnings are for the caller to print.
+pub fn record(
+    vault: &Path,
+    snapshot: &Snapshot,
+    result: &crate::compile::CompileResult,
+    opts: &CompileOptions,
+) -> std::io::Result<()> {
+    let entry = entry(
+        key_with_changes(snapshot, &result.changes, opts),
+        &result.pages,
+        result.page_counts,
+        result.claim_count,
+        &result.errors,
+        opts.now.as_millisecond(),
+    );
+    save(vault, &entry)
+}
+
 /// Remove the cache entry (used when a compile could not commit).
 pub fn clear(vault: &Path) {
     let _ = std::fs::remove_file(cache_file(vault));

@@ -19,6 +19,8 @@
 //! * [`context::VaultContext`] — porcelain helper shared with lint and apply: resolve and check
 //!   the vault, pick the target (checked-out branch or `agents/<id>`), lock, snapshot, commit one
 //!   change set with trailers, append to the local log;
+//! * [`cache`] — the compile cache that answers a no-op compile without parsing (content key of
+//!   the compiled files plus the clock window in which no freshness level changes);
 //! * [`cmd::compile`] — `wiki compile [--check] [--render-mode native|obsidian]`;
 //! * [`cmd::digest`] — the `wiki-digest` plumbing binary (`--claims`, `--digest`,
 //!   `--report NAME`) reading `wiki-parse` records on stdin or the vault; it writes no files.

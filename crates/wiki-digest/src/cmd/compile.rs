@@ -144,21 +144,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
         }
     }
-    if !args.check {
-        let entry = cache::entry(
-            cache::key_with_changes(&snapshot, &result.changes, &opts),
-            &result.pages,
-            result.page_counts,
-            result.claim_count,
-            &result.errors,
-            now_ms,
+    if !args.check
+        && let Err(e) = cache::record(ctx.root(), &snapshot, &result, &opts)
+    {
+        wiki_cli::warn(
+            "wiki compile",
+            &format!("cannot write the compile cache: {e}"),
         );
-        if let Err(e) = cache::save(ctx.root(), &entry) {
-            wiki_cli::warn(
-                "wiki compile",
-                &format!("cannot write the compile cache: {e}"),
-            );
-        }
     }
     let mut out = Output::new();
     let updated = result.updated_files();
