@@ -2,26 +2,12 @@
 
 use std::process::ExitCode;
 
-use clap::{Args as _, FromArgMatches};
+use clap::FromArgMatches;
 use wiki_apply::cmd;
 use wiki_cli::{CliError, GlobalArgs, exit};
 
-fn cli() -> clap::Command {
-    let mut c = clap::Command::new("wiki-apply")
-        .version(env!("CARGO_PKG_VERSION"))
-        .about("Apply narrow wiki mutations (JSON Lines on stdin) as one git commit; history, rollback and agent branches");
-    c = GlobalArgs::augment_args(c);
-    c = cmd::apply::Args::augment_args(c);
-    for sub in wiki_apply::commands() {
-        if sub.name != "apply" {
-            c = c.subcommand((sub.command)());
-        }
-    }
-    c
-}
-
 fn main() -> ExitCode {
-    let matches = match cli().try_get_matches() {
+    let matches = match wiki_apply::cmd::binary_cli().try_get_matches() {
         Ok(m) => m,
         Err(err) => {
             let code = match err.kind() {

@@ -25,3 +25,20 @@ pub fn program() -> String {
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "wiki".to_string())
 }
+
+/// The command line of the `wiki-apply` binary: `apply`'s arguments at the top level plus the
+/// `history`, `rollback` and `agent` subcommands (also used to generate its man page).
+pub fn binary_cli() -> clap::Command {
+    use clap::Args as _;
+    let mut c = clap::Command::new("wiki-apply")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Apply narrow wiki mutations (JSON Lines on stdin) as one git commit; history, rollback and agent branches");
+    c = wiki_cli::GlobalArgs::augment_args(c);
+    c = apply::Args::augment_args(c);
+    for sub in crate::commands() {
+        if sub.name != "apply" {
+            c = c.subcommand((sub.command)());
+        }
+    }
+    c
+}
