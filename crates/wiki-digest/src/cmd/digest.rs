@@ -24,26 +24,31 @@ pub const REPORT_NAMES: [&str; 9] = [
     "privacy-review",
 ];
 
-/// Print compiled data without writing any file (plumbing).
-///
-/// Input: the JSON Lines records of `wiki-parse` on stdin (`{"type":"page",…}` and
-/// `{"type":"error",…}`; other types and blank lines are skipped) when `-` is given, or when
-/// stdin is a pipe or a file and no `--vault` is given; otherwise the pages of the vault
-/// (`--vault`, $WIKI_VAULT, the enclosing vault), read from the work tree. The output describes
-/// exactly the pages given; `wiki compile` writes the same data for the vault after compiling
-/// it (with its nine dashboards).
-///
-/// Output (exactly one of):
-///   --claims   one line per claim, exactly the lines of .openclaw-wiki/cache/claims.jsonl
-///              (compact JSON objects without a `type` field, sorted): `wiki-parse | wiki-digest
-///              --claims | jq -r .text`
-///   --digest   .openclaw-wiki/cache/agent-digest.json (pretty JSON); pages that failed to parse
-///              are listed in `frontmatterErrors`
-///   --report NAME  the generated block body of dashboard NAME (text)
-///
-/// Time comes from --now / $WIKI_NOW / the clock. Exit status: 0 ok (page errors are passed
-/// through into the digest and named on stderr), 2 usage error or unreadable input.
+/// The long help of `wiki-digest` / `wiki digest` (also its man page).
+pub const LONG_HELP: &str = "Print compiled data without writing any file (plumbing).
+
+Input: the JSON Lines records of `wiki-parse` on stdin ({\"type\":\"page\",...} and \
+{\"type\":\"error\",...}; other types and blank lines are skipped) when `-` is given, or when stdin \
+is a pipe or a file and no --vault is given; otherwise the pages of the vault (--vault, \
+$WIKI_VAULT, the enclosing vault), read from the work tree. The output describes exactly the \
+pages given; `wiki compile` writes the same data for the vault after compiling it (with its nine \
+dashboards).
+
+--claims: one line per claim, exactly the lines of .openclaw-wiki/cache/claims.jsonl (compact \
+JSON objects without a `type` field, sorted), e.g. `wiki-parse | wiki-digest --claims | jq -r .text`.
+
+--digest: .openclaw-wiki/cache/agent-digest.json (pretty JSON); pages that failed to parse are \
+listed in `frontmatterErrors`.
+
+--report NAME: the generated block body of dashboard NAME (text).
+
+Time comes from --now, $WIKI_NOW or the system clock. Exit status: 0 ok (page errors are passed \
+through into the digest and named on stderr as path:line: message), 2 usage error or unreadable \
+input.";
+
+/// Arguments of `wiki-digest` / `wiki digest` (see [`LONG_HELP`]).
 #[derive(Debug, Clone, clap::Args)]
+#[command(long_about = LONG_HELP)]
 #[command(group(clap::ArgGroup::new("output").required(true).args(["claims", "digest", "report"])))]
 pub struct Args {
     /// Print the claims.jsonl lines.
@@ -70,7 +75,7 @@ pub struct Args {
 
 /// The command line of the `wiki-digest` binary (also used to generate its man page).
 #[derive(Debug, clap::Parser)]
-#[command(name = "wiki-digest", version, about = "Print compiled data (claims, agent digest, dashboard bodies) from page records or the vault", long_about = None)]
+#[command(name = "wiki-digest", version, about = "Print compiled data (claims, agent digest, dashboard bodies) from page records or the vault", long_about = LONG_HELP)]
 pub struct Cli {
     /// Shared flags.
     #[command(flatten)]
