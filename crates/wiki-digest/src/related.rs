@@ -218,3 +218,94 @@ impl<'a> RelatedIndex<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wiki_parse::layout::RenderMode;
+    use wiki_parse::parse_page;
+
+    fn page(path: &str, fm: &str, body: &str) -> PageInfo {
+        let text = format!("---\n{fm}\n---\n\n{body}");
+        parse_page(path, text.as_bytes()).unwrap().info
+    }
+
+    fn body_of(pages: &[PageInfo], path: &str) -> String {
+        let order = crate::pages::title_order(pages.iter());
+        RelatedIndex::new(&order, Linker::new(RenderMode::Native))
+            .body(path)
+            .unwrap()
+    }
+
+    #[test]
+    fn backlinks_are_capped_at_12_and_hidden_above_24() {
+        let mut pages = vec![page("entities/t.md", "id: entity.t\ntitle: T", "# T\n")];
+        for i in 0..20 {
+            pages.push(page(
+                &format!("concepts/c{i:02}.md"),
+                &format!("id: concept.c{i:02}\ntitle: C{i:02}"),
+                "[T](../entities/t.md)\n",
+            ));
+        }
+        let body = body_of(&pages, "entities/t.md");
+        assert_eq!(body.matches("\n- ").count(), 12, "{body}");
+        assert!(body.starts_with("### Referenced By\n\n- [C00](../concepts/c00.md)\n"));
+        for i in 20..25 {
+            pages.push(page(
+                &format!("concepts/c{i:02}.md"),
+                &format!("id: concept.c{i:02}\ntitle: C{i:02}"),
+                "[[T]]\n",
+            ));
+        }
+        assert_eq!(body_of(&pages, "entities/t.md"), EMPTY);
+    }
+
+    #[test]
+    fn shared_sources_relate_pages_below_the_fanout_cap() {
+        let mut pages = vec![page("sources/s.md", "id: source.s\ntitle: S", "# S\n")];
+        for i in 0..3 {
+            pages.push(page(
+                &format!("entities/e{i}.md"),
+                &format!("id: entity.e{i}\ntitle: E{i}\nsourceIds: [source.s]"),
+                "# E\n",
+            ));
+        }
+        assert_eq!(
+            body_of(&pages, "entities/e0.md"),
+            "### Sources\n\n- [S](../sources/s.md)\n\n### Related Pages\n\n- [E1](e1.md)\n- [E2](e2.md)"
+        );
+        for i in 3..26 {
+            pages.push(page(
+                &format!("entities/e{i}.md"),
+                &format!("id: entity.e{i}\ntitle: E{i}\nsourceIds: [source.s]"),
+                "# E\n",
+            ));
+        }
+        // 25 other pages share source.s: no longer related through it.
+        assert_eq!(
+            body_of(&pages, "entities/e0.md"),
+            "### Sources\n\n- [S](../sources/s.md)"
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_collapse_to_the_first_in_title_order() {
+        let pages = vec![
+            page("sources/s.md", "id: source.s\ntitle: S", "# S\n"),
+            page(
+                "concepts/a.md",
+                "id: concept.x\ntitle: A\nsourceIds: [source.s]",
+                "",
+            ),
+            page(
+                "concepts/b.md",
+                "id: concept.x\ntitle: B\nsourceIds: [source.s]",
+                "",
+            ),
+        ];
+        assert_eq!(
+            body_of(&pages, "sources/s.md"),
+            "### Referenced By\n\n- [A](../concepts/a.md)"
+        );
+    }
+}
