@@ -23,5 +23,15 @@ fn demo_script_runs_on_the_example_vault() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("Initialize wiki vault\n"), "{}", run.stdout);
+    for expected in [
+        "compiled files are current\n",
+        "1. Alice Martin (wiki/entity)\nPath: entities/alice-martin.md\nClaim: claim.alice.owns-migrations\n",
+        "{\"type\":\"result\",\"op\":\"add_evidence\",\"changed\":true,\"pagePath\":\"entities/billing-service.md\"",
+        "    evidence: 0 items -> 1 item\n",
+        " wiki apply: 2 operations on 1 page\n",
+        " Compile wiki vault: ",
+        " Initialize wiki vault\n",
+    ] {
+        assert!(run.stdout.contains(expected), "missing {expected:?} in:\n{}", run.stdout);
+    }
 }
