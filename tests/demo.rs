@@ -16,8 +16,17 @@ fn demo_script_runs_on_the_example_vault() {
         .env("WIKI_PROFILE", profile);
     wiki_testkit::isolate(&mut cmd, home.path());
     let run = wiki_testkit::output(cmd, None);
-    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("== wiki init\nInitialized wiki vault at "), "{}", run.stdout);
+    assert_eq!(
+        run.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("== wiki init\nInitialized wiki vault at "),
+        "{}",
+        run.stdout
+    );
     assert!(
         run.stdout.contains("page  entities/alice-martin.md                 entity.alice-martin                claims=1 links=1"),
         "{}",
@@ -32,6 +41,10 @@ fn demo_script_runs_on_the_example_vault() {
         " Compile wiki vault: ",
         " Initialize wiki vault\n",
     ] {
-        assert!(run.stdout.contains(expected), "missing {expected:?} in:\n{}", run.stdout);
+        assert!(
+            run.stdout.contains(expected),
+            "missing {expected:?} in:\n{}",
+            run.stdout
+        );
     }
 }

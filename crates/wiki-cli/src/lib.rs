@@ -362,6 +362,39 @@ pub fn iso_millis(ts: jiff::Timestamp) -> String {
     ts.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
+/// A built-in subcommand of the `wiki` dispatcher, contributed by a library crate.
+///
+/// Each crate exposes `pub fn commands() -> Vec<Subcommand>`; the dispatcher collects them, so a
+/// command's `Args` and `run` are defined once and shared by the component binary and `wiki`.
+/// Build entries with [`subcommand!`].
+pub struct Subcommand {
+    /// Command name (`compile`, `lint` …).
+    pub name: &'static str,
+    /// Builds the clap command (name, about and arguments).
+    pub command: fn() -> clap::Command,
+    /// Runs the command from parsed matches.
+    pub run: fn(&GlobalArgs, &clap::ArgMatches) -> Result<u8, CliError>,
+}
+
+/// Declare a [`Subcommand`] from a clap `Args` type and a `run(&GlobalArgs, &Args)` function:
+/// `subcommand!("compile", "Compile the vault", cmd::compile::Args, cmd::compile::run)`.
+#[macro_export]
+macro_rules! subcommand {
+    ($name:literal, $about:literal, $args:ty, $run:path) => {
+        $crate::Subcommand {
+            name: $name,
+            command: || {
+                <$args as ::clap::Args>::augment_args(::clap::Command::new($name)).about($about)
+            },
+            run: |global, matches| {
+                let args = <$args as ::clap::FromArgMatches>::from_arg_matches(matches)
+                    .map_err(|e| $crate::CliError::Usage(e.to_string()))?;
+                $run(global, &args)
+            },
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,37 +431,4 @@ mod tests {
         };
         assert!(bad.now().is_err());
     }
-}
-
-/// A built-in subcommand of the `wiki` dispatcher, contributed by a library crate.
-///
-/// Each crate exposes `pub fn commands() -> Vec<Subcommand>`; the dispatcher collects them, so a
-/// command's `Args` and `run` are defined once and shared by the component binary and `wiki`.
-/// Build entries with [`subcommand!`].
-pub struct Subcommand {
-    /// Command name (`compile`, `lint` …).
-    pub name: &'static str,
-    /// Builds the clap command (name, about and arguments).
-    pub command: fn() -> clap::Command,
-    /// Runs the command from parsed matches.
-    pub run: fn(&GlobalArgs, &clap::ArgMatches) -> Result<u8, CliError>,
-}
-
-/// Declare a [`Subcommand`] from a clap `Args` type and a `run(&GlobalArgs, &Args)` function:
-/// `subcommand!("compile", "Compile the vault", cmd::compile::Args, cmd::compile::run)`.
-#[macro_export]
-macro_rules! subcommand {
-    ($name:literal, $about:literal, $args:ty, $run:path) => {
-        $crate::Subcommand {
-            name: $name,
-            command: || {
-                <$args as ::clap::Args>::augment_args(::clap::Command::new($name)).about($about)
-            },
-            run: |global, matches| {
-                let args = <$args as ::clap::FromArgMatches>::from_arg_matches(matches)
-                    .map_err(|e| $crate::CliError::Usage(e.to_string()))?;
-                $run(global, &args)
-            },
-        }
-    };
 }

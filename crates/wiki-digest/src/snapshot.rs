@@ -207,25 +207,18 @@ impl Snapshot {
         let id = store.resolve(rev).map_err(store_err)?;
         let hex = id.to_string();
         let listed = store.list_files(&hex, "").map_err(store_err)?;
-        let wanted: Vec<String> = listed
-            .into_iter()
-            .map(|(p, _)| p)
-            .filter(|p| tracks(p))
-            .collect();
-        // `Store` is not `Sync`: read sequentially.
-        let mut snap = Snapshot {
-            files: BTreeMap::new(),
+        let (paths, ids): (Vec<String>, Vec<_>) =
+            listed.into_iter().filter(|(p, _)| tracks(p)).unzip();
+        // One repository handle for all blobs (`Store` is not `Sync`: read sequentially).
+        let blobs = store.read_blobs(&ids).map_err(store_err)?;
+        let snap = Snapshot {
+            files: paths.into_iter().zip(blobs).collect(),
             problems: Vec::new(),
             origin: Origin::Commit {
                 rev: rev.to_string(),
                 id,
             },
         };
-        for p in wanted {
-            if let Some(bytes) = store.read_file(&hex, &p).map_err(store_err)? {
-                snap.files.insert(p, bytes);
-            }
-        }
         Ok(snap)
     }
 

@@ -329,6 +329,20 @@ impl Store {
         }
     }
 
+    /// The contents of several blobs (e.g. the ids [`Store::list_files`] returned), in order,
+    /// read through one repository handle: the bulk path for loading a whole vault from a
+    /// branch without checkout.
+    pub fn read_blobs(&self, ids: &[ObjectId]) -> Result<Vec<Vec<u8>>> {
+        let repo = self.repo();
+        ids.iter()
+            .map(|id| {
+                repo.find_blob(*id)
+                    .map(|blob| blob.data.clone())
+                    .git_ctx(|| format!("read blob {id}"))
+            })
+            .collect()
+    }
+
     /// All regular files below vault directory `under` (`""` = the whole vault) at `rev`,
     /// recursively, as `(vault path, blob id)` sorted by path. Empty when `under` does not exist.
     pub fn list_files(&self, rev: &str, under: &str) -> Result<Vec<(String, ObjectId)>> {
