@@ -4,22 +4,10 @@ use std::process::ExitCode;
 
 use clap::FromArgMatches;
 use wiki_apply::cmd;
-use wiki_cli::{CliError, GlobalArgs, exit};
+use wiki_cli::{CliError, GlobalArgs};
 
 fn main() -> ExitCode {
-    let matches = match wiki_apply::cmd::binary_cli().try_get_matches() {
-        Ok(m) => m,
-        Err(err) => {
-            let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
-                _ => exit::ERROR,
-            };
-            let _ = err.print();
-            return ExitCode::from(code);
-        }
-    };
+    let matches = wiki_cli::get_matches(cmd::binary_cli());
     wiki_cli::main_wrapper("wiki-apply", || {
         let global =
             GlobalArgs::from_arg_matches(&matches).map_err(|e| CliError::Usage(e.to_string()))?;

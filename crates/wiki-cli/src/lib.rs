@@ -338,22 +338,28 @@ pub fn main_wrapper(program: &str, body: impl FnOnce() -> Result<u8, CliError>) 
     }
 }
 
+/// Print a clap error and exit with our code: `--help`/`--version` exit 0, usage errors exit 2.
+fn exit_on_clap_error(err: clap::Error) -> ! {
+    let code = match err.kind() {
+        clap::error::ErrorKind::DisplayHelp
+        | clap::error::ErrorKind::DisplayVersion
+        | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+        _ => exit::ERROR,
+    };
+    let _ = err.print();
+    std::process::exit(i32::from(code));
+}
+
 /// Parse a clap command line, mapping clap's own exits to ours: `--help`/`--version` print and
 /// exit 0, usage errors print clap's message and exit 2.
 pub fn parse_args<T: clap::Parser>() -> T {
-    match T::try_parse() {
-        Ok(args) => args,
-        Err(err) => {
-            let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
-                _ => exit::ERROR,
-            };
-            let _ = err.print();
-            std::process::exit(i32::from(code));
-        }
-    }
+    T::try_parse().unwrap_or_else(|err| exit_on_clap_error(err))
+}
+
+/// [`parse_args`] for a builder-style command: the matches, or clap's output and our exit code.
+pub fn get_matches(cmd: clap::Command) -> clap::ArgMatches {
+    cmd.try_get_matches()
+        .unwrap_or_else(|err| exit_on_clap_error(err))
 }
 
 /// Format a timestamp the way JavaScript's `Date.toISOString()` does: UTC, millisecond precision,

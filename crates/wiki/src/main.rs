@@ -63,19 +63,7 @@ fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Res
 }
 
 fn main() -> ExitCode {
-    let matches = match wiki::cli().try_get_matches() {
-        Ok(m) => m,
-        Err(err) => {
-            let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
-                _ => exit::ERROR,
-            };
-            let _ = err.print();
-            return ExitCode::from(code);
-        }
-    };
+    let matches = wiki_cli::get_matches(wiki::cli());
     wiki_cli::main_wrapper("wiki", || {
         let global =
             GlobalArgs::from_arg_matches(&matches).map_err(|e| CliError::Usage(e.to_string()))?;
