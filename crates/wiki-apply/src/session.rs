@@ -46,7 +46,10 @@ impl Session {
             )));
         }
         let store = Store::open(&vault)?;
-        let agent_id = match global.agent_id() {
+        let agent_id = match global
+            .agent_id()
+            .map_err(|e| Error::Runtime(e.to_string()))?
+        {
             Some(raw) => Some(agent::normalize_agent_id(&raw)?),
             None => None,
         };

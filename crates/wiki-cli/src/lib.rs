@@ -7,7 +7,10 @@
 //!   `--now TIMESTAMP`. `wiki-lint --vault DIR` and `wiki --vault DIR lint` therefore agree.
 //! * **Vault resolution** ([`GlobalArgs::vault_dir`]): `--vault DIR`, else `$WIKI_VAULT`, else the
 //!   enclosing vault of the current directory (the nearest ancestor holding `.openclaw-wiki/`),
-//!   else the OpenClaw default `$OPENCLAW_STATE_DIR/wiki/main` (`~/.openclaw/wiki/main`).
+//!   else `vault.path` of the OpenClaw config ([`config`]), else the OpenClaw default
+//!   `$OPENCLAW_STATE_DIR/wiki/main` (`~/.openclaw/wiki/main`).
+//! * **Agent** ([`GlobalArgs::agent_id`]): `--agent`, else `$WIKI_AGENT`, else (with
+//!   `vault.scope: agent` in the config) the configured default agent.
 //! * **Clock** ([`GlobalArgs::now`]): `--now`, else `$WIKI_NOW`, else the system clock, so tests and
 //!   CI can pin time (`WIKI_NOW=2026-04-05T12:00:00Z`).
 //! * **Exit codes are API** ([`exit`]): 0 ok, 1 ran fine but found something (lint findings, no
@@ -21,6 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
+
+pub mod config;
 
 /// Exit codes shared by every binary.
 pub mod exit {
@@ -54,12 +59,14 @@ pub enum Format {
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct GlobalArgs {
     /// Vault directory. Default: $WIKI_VAULT, else the enclosing vault of the current directory,
-    /// else $OPENCLAW_STATE_DIR/wiki/main (~/.openclaw/wiki/main).
+    /// else `vault.path` of the OpenClaw config, else $OPENCLAW_STATE_DIR/wiki/main
+    /// (~/.openclaw/wiki/main).
     #[arg(long, global = true, value_name = "DIR")]
     pub vault: Option<PathBuf>,
 
-    /// Act as this agent: read from and commit to the branch `agents/<ID>`. Default: $WIKI_AGENT,
-    /// else the current branch.
+    /// Act as this agent: read from and commit to the branch `agents/<ID>`. Default: $WIKI_AGENT;
+    /// with `vault.scope: agent` in the OpenClaw config, the configured default agent; else the
+    /// current branch.
     #[arg(long, global = true, value_name = "ID")]
     pub agent: Option<String>,
 
@@ -140,24 +147,38 @@ impl GlobalArgs {
         }
     }
 
-    /// Resolve the vault directory (see the crate docs for the order).
+    /// Resolve the vault directory (see the crate docs for the order; `vault.path` of the
+    /// OpenClaw config, see [`config`], comes after the enclosing vault).
     pub fn vault_dir(&self) -> Result<PathBuf, CliError> {
         let cwd = std::env::current_dir()
             .map_err(|e| CliError::Runtime(format!("cannot read the current directory: {e}")))?;
-        Ok(resolve_vault(
+        let flag_or_env = self.vault.is_some()
+            || std::env::var_os("WIKI_VAULT").is_some_and(|v| !v.is_empty())
+            || enclosing_vault(&cwd).is_some();
+        let configured = if flag_or_env {
+            None
+        } else {
+            config::load()?.vault_path
+        };
+        Ok(resolve_vault_with(
             self.vault.as_deref(),
             std::env::var_os("WIKI_VAULT").map(PathBuf::from),
             &cwd,
+            configured,
         ))
     }
 
-    /// The agent id: `--agent`, else `$WIKI_AGENT`, else none (the current branch).
-    pub fn agent_id(&self) -> Option<String> {
-        self.agent
+    /// The agent to act as: `--agent`, else `$WIKI_AGENT` (normalised: trimmed, lowercased,
+    /// whitespace → `-`), else none (the current branch) — or, when the OpenClaw config sets
+    /// `vault.scope: agent`, the configured default agent (see [`config`]).
+    pub fn agent_id(&self) -> Result<Option<String>, CliError> {
+        let explicit = self
+            .agent
             .clone()
             .or_else(|| std::env::var("WIKI_AGENT").ok())
             .map(|a| a.trim().to_string())
-            .filter(|a| !a.is_empty())
+            .filter(|a| !a.is_empty());
+        config::load()?.resolve_agent(explicit.as_deref())
     }
 
     /// The pinned or real clock as a timestamp.
@@ -200,6 +221,16 @@ pub fn format_name(format: Format) -> &'static str {
 /// Vault resolution with explicit inputs (testable): flag, then env, then the enclosing vault of
 /// `cwd`, then the OpenClaw default.
 pub fn resolve_vault(flag: Option<&Path>, env: Option<PathBuf>, cwd: &Path) -> PathBuf {
+    resolve_vault_with(flag, env, cwd, None)
+}
+
+/// [`resolve_vault`] with the configured `vault.path` tried before the default.
+pub fn resolve_vault_with(
+    flag: Option<&Path>,
+    env: Option<PathBuf>,
+    cwd: &Path,
+    configured: Option<PathBuf>,
+) -> PathBuf {
     if let Some(dir) = flag {
         return absolutize(dir, cwd);
     }
@@ -209,7 +240,7 @@ pub fn resolve_vault(flag: Option<&Path>, env: Option<PathBuf>, cwd: &Path) -> P
     if let Some(found) = enclosing_vault(cwd) {
         return found;
     }
-    default_vault_dir()
+    configured.unwrap_or_else(default_vault_dir)
 }
 
 /// The nearest ancestor of `dir` (itself included) that holds `.openclaw-wiki/`.

@@ -134,7 +134,7 @@ impl VaultContext {
     /// Resolve the vault and the target from the global flags and open the store.
     pub fn open(global: &GlobalArgs) -> Result<VaultContext, CliError> {
         let dir = global.vault_dir()?;
-        let mut ctx = VaultContext::open_dir(&dir, global.agent_id().as_deref())?;
+        let mut ctx = VaultContext::open_dir(&dir, global.agent_id()?.as_deref())?;
         ctx.now = Some(global.now()?);
         Ok(ctx)
     }

@@ -125,7 +125,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 (p, e, "stdin", prefix)
             } else {
                 let vault = global.vault_dir()?;
-                let read = match global.agent_id() {
+                let read = match global.agent_id()? {
                     Some(agent) => {
                         match staged::agent_pages(&vault, &agent).map_err(CliError::runtime)? {
                             staged::AgentSource::Tree(pages) => pages,

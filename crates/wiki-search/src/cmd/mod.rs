@@ -56,7 +56,7 @@ pub fn vault_view(global: &GlobalArgs) -> Result<(PathBuf, View), CliError> {
             vault.display()
         )));
     }
-    let agent = global.agent_id();
+    let agent = global.agent_id()?;
     let view = crate::resolve_view(&vault, agent.as_deref()).map_err(cli_error)?;
     Ok((vault, view))
 }
