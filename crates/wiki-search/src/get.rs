@@ -44,36 +44,9 @@ pub struct GetResult {
     /// Whether lines remain after the window (wiki only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
-    /// Page id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Source type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_type: Option<String>,
-    /// Provenance mode.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance_mode: Option<String>,
-    /// Source path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_path: Option<String>,
-    /// Provenance label.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance_label: Option<String>,
-    /// Page `updatedAt`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
-    /// Entity type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entity_type: Option<String>,
-    /// Canonical id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub canonical_id: Option<String>,
-    /// Aliases (only when non-empty).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// Privacy tier.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub privacy_tier: Option<String>,
+    /// Page provenance metadata (wiki only).
+    #[serde(flatten)]
+    pub meta: rank::PageMeta,
 }
 
 /// Normalise a lookup key (§8 step 2).
@@ -163,7 +136,6 @@ pub fn page_result(page: &wiki_parse::Page, from: usize, count: usize) -> GetRes
         text: String::new(),
         body_start: 0,
     };
-    let s = &page.summary;
     GetResult {
         corpus: "wiki",
         path: page.path.clone(),
@@ -174,16 +146,7 @@ pub fn page_result(page: &wiki_parse::Page, from: usize, count: usize) -> GetRes
         line_count: count,
         total_lines: Some(total),
         truncated: Some(truncated),
-        id: s.id.clone(),
-        source_type: s.source_type.clone(),
-        provenance_mode: s.provenance_mode.clone(),
-        source_path: s.source_path.clone(),
-        provenance_label: rank::provenance_label(&stored),
-        updated_at: s.updated_at.clone(),
-        entity_type: s.entity_type.clone(),
-        canonical_id: s.canonical_id.clone(),
-        aliases: s.aliases.clone(),
-        privacy_tier: s.privacy_tier.clone(),
+        meta: rank::PageMeta::of(&stored),
     }
 }
 
@@ -218,16 +181,7 @@ pub fn memory_result(memory_dir: &Path, key: &str, from: usize, count: usize) ->
             line_count: count,
             total_lines: None,
             truncated: None,
-            id: None,
-            source_type: None,
-            provenance_mode: None,
-            source_path: None,
-            provenance_label: None,
-            updated_at: None,
-            entity_type: None,
-            canonical_id: None,
-            aliases: Vec::new(),
-            privacy_tier: None,
+            meta: rank::PageMeta::default(),
         });
     }
     None

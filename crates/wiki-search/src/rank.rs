@@ -98,35 +98,10 @@ impl ClaimMatch {
     }
 }
 
-/// A search result (reference §7.7; memory results add `startLine`, `endLine`,
-/// `memorySource`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// The page metadata shared by search hits and `get` results (§7.7, §8): id and provenance.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
-pub struct Hit {
-    /// `wiki` or `memory`.
-    pub corpus: &'static str,
-    /// Vault- or workspace-relative path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Page kind, or `memory`.
-    pub kind: String,
-    /// Score (integers in reference ranking).
-    #[serde(serialize_with = "ser_score")]
-    pub score: f64,
-    /// Snippet.
-    pub snippet: String,
-    /// Memory: first line of the chunk.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_line: Option<usize>,
-    /// Memory: last line of the chunk.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_line: Option<usize>,
-    /// Memory: source (`memory`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_source: Option<String>,
-    /// The mode searched with.
-    pub search_mode: &'static str,
+pub struct PageMeta {
     /// Page id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -157,6 +132,59 @@ pub struct Hit {
     /// Privacy tier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub privacy_tier: Option<String>,
+}
+
+impl PageMeta {
+    /// The metadata of a stored page.
+    pub fn of(p: &StoredPage) -> PageMeta {
+        let s = &p.summary;
+        PageMeta {
+            id: s.id.clone(),
+            source_type: s.source_type.clone(),
+            provenance_mode: s.provenance_mode.clone(),
+            source_path: s.source_path.clone(),
+            provenance_label: provenance_label(p),
+            updated_at: s.updated_at.clone(),
+            entity_type: s.entity_type.clone(),
+            canonical_id: s.canonical_id.clone(),
+            aliases: s.aliases.clone(),
+            privacy_tier: s.privacy_tier.clone(),
+        }
+    }
+}
+
+/// A search result (reference §7.7; memory results add `startLine`, `endLine`,
+/// `memorySource`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    /// `wiki` or `memory`.
+    pub corpus: &'static str,
+    /// Vault- or workspace-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Page kind, or `memory`.
+    pub kind: String,
+    /// Score (integers in reference ranking).
+    #[serde(serialize_with = "ser_score")]
+    pub score: f64,
+    /// Snippet.
+    pub snippet: String,
+    /// Memory: first line of the chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<usize>,
+    /// Memory: last line of the chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<usize>,
+    /// Memory: source (`memory`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_source: Option<String>,
+    /// The mode searched with.
+    pub search_mode: &'static str,
+    /// Page provenance metadata (§7.7; absent for memory hits).
+    #[serde(flatten)]
+    pub meta: PageMeta,
     /// Id of the matched claim.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matched_claim_id: Option<String>,
@@ -218,7 +246,6 @@ pub fn page_hit(
     claim: Option<ClaimMatch>,
     mode: Mode,
 ) -> Hit {
-    let s = &p.summary;
     Hit {
         corpus: "wiki",
         path: p.path.clone(),
@@ -230,16 +257,7 @@ pub fn page_hit(
         end_line: None,
         memory_source: None,
         search_mode: mode.as_str(),
-        id: s.id.clone(),
-        source_type: s.source_type.clone(),
-        provenance_mode: s.provenance_mode.clone(),
-        source_path: s.source_path.clone(),
-        provenance_label: provenance_label(p),
-        updated_at: s.updated_at.clone(),
-        entity_type: s.entity_type.clone(),
-        canonical_id: s.canonical_id.clone(),
-        aliases: s.aliases.clone(),
-        privacy_tier: s.privacy_tier.clone(),
+        meta: PageMeta::of(p),
         matched_claim_id: claim.as_ref().and_then(|c| c.id.clone()),
         matched_claim_status: claim.as_ref().and_then(|c| c.status.clone()),
         matched_claim_confidence: claim.as_ref().and_then(|c| c.confidence),

@@ -114,7 +114,7 @@ pub fn render_text(hits: &[Hit]) -> String {
             if let (Some(a), Some(b)) = (h.start_line, h.end_line) {
                 lines.push(format!("Lines: {a}-{b}"));
             }
-            if let Some(p) = &h.provenance_label {
+            if let Some(p) = &h.meta.provenance_label {
                 lines.push(format!("Provenance: {p}"));
             }
             if let Some(c) = &h.matched_claim_id {
