@@ -516,7 +516,7 @@ impl Store {
             match new {
                 Some((id, exec, bytes)) => {
                     if write_files {
-                        worktree::write_atomic(&self.vault_dir, path, bytes, *exec)?;
+                        worktree::write_file(&self.vault_dir, path, bytes, *exec)?;
                     }
                     updates.push(IndexUpdate {
                         repo_path,
@@ -596,19 +596,39 @@ impl Store {
                 None => None,
             };
             let (new_id, old_id) = (new.map(|e| e.id), old.map(|e| e.id));
-            let disk = worktree::read_disk(&self.vault_dir, path)?.id();
-            let disk_holds_new = if disk == new_id {
+            let disk = worktree::read_disk(&self.vault_dir, path)?;
+            let disk_id = disk.id();
+            let new_blob = |e: &Entry| -> Result<Vec<u8>> {
+                Ok(repo
+                    .find_blob(e.id)
+                    .git_ctx(|| format!("read blob {} ({path})", e.id))?
+                    .data
+                    .clone())
+            };
+            // A torn in-place write leaves a strict prefix (possibly empty) of the new content.
+            let torn = match (&disk, new) {
+                (Disk::File { bytes, .. }, Some(e)) if disk_id != new_id && disk_id != old_id => {
+                    let data = new_blob(&e)?;
+                    (bytes.len() < data.len() && data.starts_with(bytes)).then_some(data)
+                }
+                _ => None,
+            };
+            let disk_holds_new = if disk_id == new_id {
+                if let Some(e) = new {
+                    worktree::fix_mode(&self.vault_dir, path, e.kind == EntryKind::BlobExecutable)?;
+                }
                 true
-            } else if disk == old_id {
+            } else if disk_id == old_id || torn.is_some() {
                 match new {
                     Some(e) => {
-                        let blob = repo
-                            .find_blob(e.id)
-                            .git_ctx(|| format!("read blob {} ({path})", e.id))?;
-                        worktree::write_atomic(
+                        let data = match torn {
+                            Some(data) => data,
+                            None => new_blob(&e)?,
+                        };
+                        worktree::write_file(
                             &self.vault_dir,
                             path,
-                            &blob.data,
+                            &data,
                             e.kind == EntryKind::BlobExecutable,
                         )?;
                     }

@@ -45,18 +45,29 @@
 //!    user staged for other paths;
 //! 3. write a small journal `.openclaw-wiki/locks/pending.json` (new commit id, parent, paths);
 //! 4. write the objects and compare-and-swap the ref;
-//! 5. write each changed file atomically (temporary file in the same directory, then rename);
-//!    deletions remove the file (and parent directories left empty);
+//! 5. write each changed file: a file that already exists as a regular file (with a single hard
+//!    link) is overwritten **in place** (opened without truncation, checked to be the same inode
+//!    that was inspected — so a symlink swapped in is never followed — then mode set, truncated
+//!    and written; no fsync); a new file is written atomically (temporary file in the same
+//!    directory, then rename). Deletions remove the file (and parent directories left empty);
 //! 6. update the index entries of exactly those paths (blob id, mode, stat data of the fresh file)
 //!    and write the index atomically; all other index entries are preserved untouched;
 //! 7. delete the journal.
 //!
 //! If a process dies between 4 and 7, the next [`Store::open`] (when the lock is free) or the next
-//! commit **rolls forward**: for each journaled path whose disk content still equals the parent's
-//! version (or is absent where the parent had none) the committed version is written; paths that
-//! already hold the committed version only get their index entry fixed; paths changed since are
-//! left alone. The journal is then deleted. If the ref never moved (death between 3 and 4) the
-//! journal is simply discarded.
+//! commit **rolls forward**. For each journaled path, by what the disk holds:
+//!
+//! - the parent's version (or nothing, where the parent had none), **or a strict prefix of the
+//!   committed version, including an empty file** — the state a write in place leaves when the
+//!   process dies mid-write — the committed version is written;
+//! - exactly the committed version: only the index entry (and the executable bit) is fixed;
+//! - anything else is a human edit made after the crash and is left alone (its index entry
+//!   follows the commit if nobody staged anything, so `git status` shows the edit).
+//!
+//! The journal is then deleted. If the ref never moved (death between 3 and 4) the journal is
+//! simply discarded. Consequence of the prefix rule: a human who, after a crash and before the
+//! next open or commit, truncates a journaled file to a prefix of the version the tool was
+//! writing gets it completed to that version (the parent's content is still in history).
 //!
 //! Paths are refused (error naming the path) when absolute, containing `..`/`.`/empty components,
 //! a `.git` component, a backslash, or when writing would go through a symbolic link or replace a
@@ -108,9 +119,10 @@
 //!   not appended (the branch ref is updated directly, which is what makes the compare-and-swap
 //!   immune to a concurrent branch switch).
 //! - Work-tree files are not fsynced (git does not either by default); a process crash is
-//!   covered by the journal (roll-forward also removes the `.wiki-store-*.tmp` files a killed
+//!   covered by the journal (including a torn in-place overwrite, see roll-forward above) (roll-forward also removes the `.wiki-store-*.tmp` files a killed
 //!   writer left in the directories it was writing), a power loss may leave a stray
-//!   `.wiki-store-*.tmp` file.
+//!   `.wiki-store-*.tmp` file or a partially overwritten file. A reader of the work tree racing
+//!   a commit may see a partially written existing file (readers of commits are unaffected).
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.

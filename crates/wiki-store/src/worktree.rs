@@ -265,6 +265,62 @@ pub(crate) fn write_atomic(
     Ok(())
 }
 
+/// Write `bytes` to `vault_path`, the fast way when possible. An existing regular file (single
+/// hard link) is overwritten **in place**: opened without following a swapped-in symlink (the
+/// opened inode must be the one checked), mode adjusted first, then truncated and written — one
+/// open instead of a create + rename. Anything else (new file) goes through [`write_atomic`].
+///
+/// A process killed in the middle leaves a *prefix* of `bytes` (possibly empty) on disk; the
+/// journal's roll-forward recognises that state and finishes the write (see the crate docs).
+pub(crate) fn write_file(
+    vault_dir: &Path,
+    vault_path: &str,
+    bytes: &[u8],
+    exec: bool,
+) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        check_writable(vault_dir, vault_path)?;
+        let full = vault_dir.join(vault_path);
+        if let Ok(before) = std::fs::symlink_metadata(&full)
+            && before.file_type().is_file()
+            && before.nlink() == 1
+        {
+            // No O_TRUNC at open: nothing is modified until the opened inode is verified.
+            let file = std::fs::OpenOptions::new().write(true).open(&full);
+            if let Ok(mut file) = file {
+                let meta = file.metadata().map_err(|e| Error::io(&full, e))?;
+                if meta.file_type().is_file()
+                    && meta.dev() == before.dev()
+                    && meta.ino() == before.ino()
+                {
+                    set_mode(&file, &full, exec).map_err(|e| Error::io(&full, e))?;
+                    file.set_len(0).map_err(|e| Error::io(&full, e))?;
+                    file.write_all(bytes).map_err(|e| Error::io(&full, e))?;
+                    return Ok(());
+                }
+            }
+        }
+    }
+    write_atomic(vault_dir, vault_path, bytes, exec)
+}
+
+/// Set the executable bit of an existing regular file at `vault_path` (no-op when it matches).
+pub(crate) fn fix_mode(vault_dir: &Path, vault_path: &str, exec: bool) -> Result<()> {
+    check_writable(vault_dir, vault_path)?;
+    let full = vault_dir.join(vault_path);
+    let meta = std::fs::symlink_metadata(&full).map_err(|e| Error::io(&full, e))?;
+    if !meta.file_type().is_file() || is_executable(&meta) == exec {
+        return Ok(());
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&full)
+        .map_err(|e| Error::io(&full, e))?;
+    set_mode(&file, &full, exec).map_err(|e| Error::io(&full, e))
+}
+
 #[cfg(unix)]
 fn set_mode(file: &std::fs::File, target: &Path, exec: bool) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;

@@ -18,6 +18,17 @@ fn perf_many_files() {
     let out = store.commit(&req(&changes, "noop")).expect("commit");
     assert!(out.commit.is_none());
     eprintln!("10k-file no-op: {:?}", t.elapsed());
+    let rewritten: Vec<wiki_store::Change> = (0..10_000)
+        .map(|i| {
+            w(
+                &format!("d{}/f{i}.md", i % 50),
+                &format!("content {i} v2\n"),
+            )
+        })
+        .collect();
+    let t = std::time::Instant::now();
+    store.commit(&req(&rewritten, "rewrite")).expect("commit");
+    eprintln!("10k-file rewrite of existing files: {:?}", t.elapsed());
     let one = [w("d1/f1.md", "changed\n")];
     let t = std::time::Instant::now();
     store.commit(&req(&one, "one")).expect("commit");

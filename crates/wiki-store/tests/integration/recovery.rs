@@ -123,3 +123,61 @@ fn roll_forward_removes_temp_files_of_a_killed_writer() {
     assert_eq!(f.read("notes/a.md").as_deref(), Some("a2\n"));
     assert_eq!(f.status(), "?? notes/.wiki-store-keep.txt\n");
 }
+
+/// A process killed during an in-place overwrite leaves a prefix (possibly empty) of the new
+/// content: roll-forward completes it; a real hand edit made after the crash is left alone.
+#[test]
+fn torn_in_place_write_is_completed_but_hand_edit_is_kept() {
+    let f = Fixture::repo_with(&[
+        ("a.md", "a1\n"),
+        ("b.md", "b1\n"),
+        ("c.md", "c1\n"),
+        ("d.md", "d1\n"),
+    ]);
+    let store = f.store();
+    let changes = [
+        w("a.md", "a2 is a longer version\n"),
+        w("b.md", "b2 new\n"),
+        w("c.md", "c2 new\n"),
+        w("d.md", "d2 new\n"),
+    ];
+    store
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy"))
+        .expect("commit");
+    // Torn writes: a strict prefix of the new content, and an empty (just truncated) file.
+    f.write("a.md", "a2 is a lon");
+    f.write("b.md", "");
+    // Hand edits after the crash: not a prefix of the committed version.
+    f.write("c.md", "human c\n");
+    // d.md holds the committed version already.
+    f.write("d.md", "d2 new\n");
+
+    let store2 = f.store();
+    assert!(!f.path(".openclaw-wiki/locks/pending.json").exists());
+    assert_eq!(f.read("a.md").as_deref(), Some("a2 is a longer version\n"));
+    assert_eq!(f.read("b.md").as_deref(), Some("b2 new\n"));
+    assert_eq!(f.read("c.md").as_deref(), Some("human c\n"));
+    assert_eq!(f.read("d.md").as_deref(), Some("d2 new\n"));
+    assert_eq!(f.status(), " M c.md\n");
+    drop(store);
+
+    // Same through the next commit (no re-open).
+    let changes = [w("a.md", "a3 much longer than before\n")];
+    store2
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy 2"))
+        .expect("commit");
+    f.write("a.md", "a3 much");
+    let out = store2
+        .commit(&req(&[w("z.md", "z\n")], "next"))
+        .expect("next");
+    assert!(
+        out.human_commit.is_none(),
+        "a torn write is not a human edit"
+    );
+    assert_eq!(
+        f.read("a.md").as_deref(),
+        Some("a3 much longer than before\n")
+    );
+    assert_eq!(f.status(), " M c.md\n");
+    f.fsck();
+}

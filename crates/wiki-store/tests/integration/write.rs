@@ -256,3 +256,39 @@ fn branch_reflog_records_tool_commits() {
     let log = f.git(&["reflog", "show", "--format=%gs", "refs/heads/main"]);
     assert_eq!(log.lines().next(), Some("commit: Reflogged"), "{log}");
 }
+
+/// Existing regular files are overwritten in place (same inode, no temp file); new files and
+/// hard-linked files go through a temporary file and a rename.
+#[cfg(unix)]
+#[test]
+fn existing_files_are_overwritten_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let f = Fixture::repo_with(&[("a.md", "a1\n"), ("h.md", "h1\n")]);
+    std::fs::hard_link(f.path("h.md"), f.path("h-link.txt")).expect("hard link");
+    let ino = |p: &str| std::fs::metadata(f.path(p)).expect("stat").ino();
+    let (a_before, h_before) = (ino("a.md"), ino("h.md"));
+    let store = f.store();
+    let changes = [
+        w("a.md", "a2 longer\n"),
+        w("h.md", "h2\n"),
+        w("n/new.md", "n\n"),
+    ];
+    store.commit(&req(&changes, "edit")).expect("commit");
+    assert_eq!(ino("a.md"), a_before, "in place");
+    assert_ne!(
+        ino("h.md"),
+        h_before,
+        "hard-linked file replaced, not shared"
+    );
+    assert_eq!(f.read("h-link.txt").as_deref(), Some("h1\n"));
+    assert_eq!(f.read("a.md").as_deref(), Some("a2 longer\n"));
+    assert_eq!(f.read("n/new.md").as_deref(), Some("n\n"));
+    // Shorter content truncates.
+    store
+        .commit(&req(&[w("a.md", "a\n")], "shorter"))
+        .expect("commit");
+    assert_eq!(f.read("a.md").as_deref(), Some("a\n"));
+    assert_eq!(ino("a.md"), a_before);
+    assert_eq!(f.status(), "?? h-link.txt\n");
+    f.fsck();
+}
