@@ -1,28 +1,15 @@
 //! The same commands through the `wiki` dispatcher (`wiki apply`, `wiki history`,
-//! `wiki rollback`, `wiki agent`). Skipped when the `wiki` binary has not been built
-//! (`cargo build --workspace --bins`, as scripts/test does).
+//! `wiki rollback`, `wiki agent`). Needs the `wiki` binary built
+//! (`cargo build --workspace --bins`, as scripts/test does); fails clearly otherwise.
 
 mod common;
 
 use common::*;
 
-fn wiki_built() -> bool {
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let found = dir
-        .join(format!("wiki{}", std::env::consts::EXE_SUFFIX))
-        .exists();
-    if !found {
-        eprintln!("skipped: the `wiki` binary is not built (cargo build -p wiki)");
-    }
-    found
-}
-
 #[test]
 fn wiki_dispatcher_runs_apply_history_rollback_and_agent() {
-    if !wiki_built() {
-        return;
-    }
+    // Fails with a clear message when the `wiki` binary is not built (scripts/test builds it).
+    wiki_testkit::bin("wiki");
     let v = vault();
     let r = v.run_stdin(
         "wiki",
