@@ -11,6 +11,7 @@ use gix::refs::transaction::{PreviousValue, RefEdit};
 use crate::env::{self, Role};
 use crate::error::GitResultExt;
 use crate::journal::{self, Journal};
+use crate::pack;
 use crate::read::{self, Entry};
 use crate::worktree::{self, Disk, IndexUpdate};
 use crate::{
@@ -364,6 +365,8 @@ impl Store {
             .edit_tree(base)
             .git_ctx(|| format!("edit tree {base}"))?;
         let mut changed = Vec::new();
+        let mut new_blobs: Vec<(ObjectId, &'a [u8])> = Vec::new();
+        let mut new_ids = HashSet::new();
         for p in planned {
             let repo_path = self.repo_path(p.path);
             let old = match tip_tree {
@@ -398,14 +401,13 @@ impl Store {
                     if old == Some(Entry { id, kind }) {
                         continue;
                     }
-                    let written = repo
-                        .write_blob(bytes)
-                        .git_ctx(|| format!("write blob for {}", p.path))?
-                        .detach();
+                    if new_ids.insert(id) {
+                        new_blobs.push((id, bytes));
+                    }
                     editor
-                        .upsert(repo_path.as_str(), kind, written)
+                        .upsert(repo_path.as_str(), kind, id)
                         .git_ctx(|| format!("add {} to tree", p.path))?;
-                    changed.push((p.path, Some((written, exec, bytes))));
+                    changed.push((p.path, Some((id, exec, bytes))));
                 }
                 None => {
                     if old.is_none() {
@@ -420,6 +422,18 @@ impl Store {
         }
         if changed.is_empty() {
             return Ok(None);
+        }
+        // Blobs first (as one pack when there are many), then trees and the commit.
+        if new_blobs.len() >= pack::PACK_THRESHOLD {
+            pack::write_blobs(repo.objects.store_ref().path(), &new_blobs)?;
+        } else {
+            for (id, bytes) in &new_blobs {
+                let written = repo
+                    .write_blob(bytes)
+                    .git_ctx(|| format!("write blob {id}"))?
+                    .detach();
+                debug_assert_eq!(written, *id);
+            }
         }
         let tree = editor
             .write()

@@ -9,7 +9,9 @@
 //!
 //! # Writing: [`Store::commit`]
 //!
-//! A commit is built directly in the object database: blobs for the changed files, a tree edited
+//! A commit is built directly in the object database: blobs for the changed files (loose objects,
+//! or — from 64 new blobs on — one pack with its index in `objects/pack/`, fsynced and renamed
+//! into place before any tree, commit or ref refers to them), a tree edited
 //! from the target branch's tip tree (the empty tree for an unborn branch), a commit whose single
 //! parent is the tip. The branch ref is then moved with a **compare-and-swap** against the tip that
 //! was read (or against [`CommitRequest::expected_parent`]). If another writer moved the branch in
@@ -136,6 +138,7 @@ mod error;
 mod journal;
 mod lock;
 mod message;
+mod pack;
 mod paths;
 mod read;
 mod worktree;

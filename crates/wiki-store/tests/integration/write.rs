@@ -292,3 +292,55 @@ fn existing_files_are_overwritten_in_place() {
     assert_eq!(f.status(), "?? h-link.txt\n");
     f.fsck();
 }
+
+/// Many new blobs are written as one pack (with index) instead of loose objects; git and the
+/// store read them right away, including through a crash and roll-forward.
+#[test]
+fn large_commits_write_blobs_as_one_pack() {
+    let f = Fixture::repo_with(&[("seed.md", "s")]);
+    let pack_dir = f.path(".git/objects/pack");
+    let packs = || {
+        std::fs::read_dir(&pack_dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(packs(), 0);
+    let store = f.store();
+    let mut changes: Vec<wiki_store::Change> = (0..200)
+        .map(|i| w(&format!("d{}/f{i}.md", i % 7), &"x".repeat(i * 37)))
+        .collect();
+    // Duplicate content across paths is packed once.
+    changes.push(w("dup.md", "x"));
+    store.commit(&req(&changes, "bulk")).expect("commit");
+    assert_eq!(packs(), 1);
+    assert_eq!(f.status(), "");
+    f.fsck();
+    assert_eq!(f.show("HEAD:d3/f3.md"), "x".repeat(3 * 37));
+    assert_eq!(
+        store.read_file("HEAD", "d3/f199.md").expect("read"),
+        Some("x".repeat(199 * 37).into_bytes())
+    );
+    // A crash after the ref update: roll-forward reads the packed blobs.
+    let changes: Vec<wiki_store::Change> = (0..100)
+        .map(|i| w(&format!("d{}/f{i}.md", i % 7), &format!("v2 {i}\n")))
+        .collect();
+    store
+        .commit_simulating_crash_after_ref_update(&req(&changes, "crashy"))
+        .expect("commit");
+    assert_eq!(packs(), 2);
+    let store = f.store();
+    assert_eq!(f.read("d0/f0.md").as_deref(), Some("v2 0\n"));
+    assert_eq!(f.status(), "");
+    // Small commits stay loose.
+    store
+        .commit(&req(&[w("a.md", "a\n")], "small"))
+        .expect("commit");
+    assert_eq!(packs(), 2);
+    f.fsck();
+    let count = f.git(&["count-objects", "-v"]);
+    assert!(count.contains("in-pack: 301"), "{count}");
+}

@@ -1,0 +1,188 @@
+//! Writing many new blobs as one pack (`objects/pack/pack-<hash>.{pack,idx}`) instead of one
+//! loose object (temporary file + rename) each.
+//!
+//! The pack is version 2 with only whole (non-delta) blob entries, deflated at level 1 like
+//! git's loose objects; the index is version 2 (with the 64-bit offset table when needed). Both
+//! files are written to temporary files, fsynced, made read-only and renamed into place, the
+//! pack first and the index last (a pack becomes visible with its index), exactly as git does.
+//! The caller writes them before any tree, commit or ref refers to the blobs.
+
+use std::io::Write;
+use std::path::Path;
+
+use gix::ObjectId;
+use gix::zlib::stream::deflate::{Compress, FlushCompress};
+
+use crate::{Error, Result};
+
+/// From this many new blobs on, a commit writes them as a pack.
+pub(crate) const PACK_THRESHOLD: usize = 64;
+
+/// Blob object type in pack entry headers.
+const OBJ_BLOB: u8 = 3;
+
+/// CRC-32 (IEEE, as zlib and git's pack index use), table computed at compile time.
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+};
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c = CRC_TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+/// Append `data` zlib-compressed (level 1) to `out`.
+fn deflate(compress: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
+    compress.reset();
+    let mut input = data;
+    let mut chunk = vec![0u8; (data.len() + data.len() / 8 + 64).min(1 << 20)];
+    loop {
+        let (before_in, before_out) = (compress.total_in(), compress.total_out());
+        let status = compress
+            .compress(input, &mut chunk, FlushCompress::Finish)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let produced = (compress.total_out() - before_out) as usize;
+        out.extend_from_slice(&chunk[..produced]);
+        input = &input[(compress.total_in() - before_in) as usize..];
+        if matches!(status, gix::zlib::Status::StreamEnd) {
+            return Ok(());
+        }
+        if produced == 0 && compress.total_in() == before_in {
+            return Err(std::io::Error::other("deflate made no progress"));
+        }
+    }
+}
+
+/// Write `blobs` (distinct ids, each the blob id of its bytes) as one pack with its index into
+/// `<objects_dir>/pack/`. Returns the pack's path.
+pub(crate) fn write_blobs(
+    objects_dir: &Path,
+    blobs: &[(ObjectId, &[u8])],
+) -> Result<std::path::PathBuf> {
+    let pack_dir = objects_dir.join("pack");
+    std::fs::create_dir_all(&pack_dir).map_err(|e| Error::io(&pack_dir, e))?;
+    let io = |e: std::io::Error| Error::io(&pack_dir, e);
+
+    // Pack data: header, entries, trailing SHA-1 of everything before it.
+    let mut pack =
+        Vec::with_capacity(12 + blobs.iter().map(|(_, b)| b.len() / 2 + 32).sum::<usize>());
+    pack.extend_from_slice(b"PACK");
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    pack.extend_from_slice(
+        &u32::try_from(blobs.len())
+            .map_err(|_| io(std::io::Error::other("too many objects for one pack")))?
+            .to_be_bytes(),
+    );
+    let mut compress = Compress::new(gix::zlib::Compression::BEST_SPEED);
+    // (id, crc32 of the entry, offset)
+    let mut entries: Vec<(ObjectId, u32, u64)> = Vec::with_capacity(blobs.len());
+    for (id, data) in blobs {
+        let offset = pack.len();
+        let mut size = data.len() as u64;
+        let mut byte = (OBJ_BLOB << 4) | (size & 0x0f) as u8;
+        size >>= 4;
+        while size != 0 {
+            pack.push(byte | 0x80);
+            byte = (size & 0x7f) as u8;
+            size >>= 7;
+        }
+        pack.push(byte);
+        deflate(&mut compress, data, &mut pack).map_err(io)?;
+        entries.push((*id, crc32(&pack[offset..]), offset as u64));
+    }
+    let pack_hash = sha1_smol::Sha1::from(&pack).digest().bytes();
+    pack.extend_from_slice(&pack_hash);
+
+    // Index v2.
+    entries.sort_by_key(|e| e.0);
+    let mut idx = Vec::with_capacity(8 + 1024 + entries.len() * 28 + 40);
+    idx.extend_from_slice(&[0xff, b't', b'O', b'c']);
+    idx.extend_from_slice(&2u32.to_be_bytes());
+    let mut fanout = [0u32; 256];
+    for (id, _, _) in &entries {
+        fanout[id.as_bytes()[0] as usize] += 1;
+    }
+    let mut total = 0u32;
+    for count in fanout {
+        total += count;
+        idx.extend_from_slice(&total.to_be_bytes());
+    }
+    for (id, _, _) in &entries {
+        idx.extend_from_slice(id.as_bytes());
+    }
+    for (_, crc, _) in &entries {
+        idx.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut large = Vec::new();
+    for (_, _, offset) in &entries {
+        if *offset < 0x8000_0000 {
+            idx.extend_from_slice(&(*offset as u32).to_be_bytes());
+        } else {
+            idx.extend_from_slice(&(0x8000_0000 | large.len() as u32).to_be_bytes());
+            large.push(*offset);
+        }
+    }
+    for offset in large {
+        idx.extend_from_slice(&offset.to_be_bytes());
+    }
+    idx.extend_from_slice(&pack_hash);
+    let idx_hash = sha1_smol::Sha1::from(&idx).digest().bytes();
+    idx.extend_from_slice(&idx_hash);
+
+    let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
+    let pack_path = pack_dir.join(format!("pack-{name}.pack"));
+    persist(&pack_dir, &pack, &pack_path)?;
+    persist(&pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
+    Ok(pack_path)
+}
+
+/// Temporary file in `dir`, written, fsynced, made read-only, renamed to `dest`.
+fn persist(dir: &Path, bytes: &[u8], dest: &Path) -> Result<()> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix("tmp_pack_")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io(tmp.path(), e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o444))
+            .map_err(|e| Error::io(tmp.path(), e))?;
+    }
+    tmp.persist(dest).map_err(|e| Error::io(dest, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_matches_reference() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+}
