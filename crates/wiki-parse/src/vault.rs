@@ -281,23 +281,21 @@ pub fn read_vault(vault: &Path) -> Result<VaultPages, VaultError> {
 
 /// Parse a list of page files (in parallel), keeping their order.
 pub fn read_files(files: &[PageFile]) -> VaultPages {
-    let results: Vec<Result<Page, PageError>> = files.par_iter().map(read_page).collect();
-    let mut out = VaultPages::default();
-    for r in results {
-        match r {
-            Ok(p) => out.pages.push(p),
-            Err(e) => out.errors.push(e),
-        }
-    }
-    out
+    split_results(files.par_iter().map(read_page).collect())
 }
 
 /// Parse pages from in-memory `(path, bytes)` pairs (e.g. read from a git tree), in parallel.
 pub fn parse_blobs(blobs: &[(String, Vec<u8>)]) -> VaultPages {
-    let results: Vec<Result<Page, PageError>> = blobs
-        .par_iter()
-        .map(|(path, bytes)| page::parse_page(path, bytes))
-        .collect();
+    split_results(
+        blobs
+            .par_iter()
+            .map(|(path, bytes)| page::parse_page(path, bytes))
+            .collect(),
+    )
+}
+
+/// Sort parse results into pages and errors, keeping their order.
+fn split_results(results: Vec<Result<Page, PageError>>) -> VaultPages {
     let mut out = VaultPages::default();
     for r in results {
         match r {
