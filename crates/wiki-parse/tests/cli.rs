@@ -218,3 +218,38 @@ fn records_match_the_published_schema() {
         rec["personCard"].as_object().unwrap().len()
     );
 }
+
+#[test]
+fn closed_stdout_pipe_is_a_clean_exit() {
+    use std::io::Read;
+    let v = Vault::with_git();
+    let filler = "word ".repeat(400);
+    for i in 0..400 {
+        v.write(
+            &format!("concepts/c{i:03}.md"),
+            page(
+                &[
+                    &format!("id: concept.c{i}"),
+                    &format!("title: Concept {i} {filler}"),
+                ],
+                "# C\n",
+            ),
+        );
+    }
+    let mut cmd = v.command("wiki-parse");
+    cmd.args(["--vault", "."])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
