@@ -334,15 +334,24 @@ impl Store {
         req: &'r CommitRequest<'_>,
     ) -> Result<Vec<(&'r str, Disk)>> {
         let mut out = Vec::new();
-        for change in req.changes {
-            let committed = match tip_tree {
-                Some(t) => read::lookup(repo, t, &self.repo_path(&change.path))?
+        let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
+        let vault_dir = self.vault_dir.as_path();
+        let disks = worktree::par_map(req.changes, |change| {
+            worktree::read_disk(vault_dir, &change.path).map(|disk| {
+                let id = disk.id();
+                (disk, id)
+            })
+        });
+        for (change, disk) in req.changes.iter().zip(disks) {
+            let committed = match &mut tree {
+                Some(t) => t
+                    .lookup(&self.repo_path(&change.path))?
                     .filter(Entry::is_file)
                     .map(|e| e.id),
                 None => None,
             };
-            let disk = worktree::read_disk(&self.vault_dir, &change.path)?;
-            if disk.id() != committed {
+            let (disk, disk_id) = disk?;
+            if disk_id != committed {
                 out.push((change.path.as_str(), disk));
             }
         }
@@ -367,10 +376,12 @@ impl Store {
         let mut changed = Vec::new();
         let mut new_blobs: Vec<(ObjectId, &'a [u8])> = Vec::new();
         let mut new_ids = HashSet::new();
-        for p in planned {
+        let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
+        let ids = worktree::par_map(planned, |p| p.content.map(worktree::blob_id));
+        for (p, new_id) in planned.iter().zip(ids) {
             let repo_path = self.repo_path(p.path);
-            let old = match tip_tree {
-                Some(t) => read::lookup(repo, t, &repo_path)?,
+            let old = match &mut tree {
+                Some(t) => t.lookup(&repo_path)?,
                 None => None,
             };
             if let Some(old) = old
@@ -384,9 +395,9 @@ impl Store {
             match p.content {
                 Some(bytes) => {
                     if old.is_none()
-                        && let Some(t) = tip_tree
+                        && let Some(t) = &mut tree
                     {
-                        self.check_ancestors_are_trees(repo, t, p.path)?;
+                        self.check_ancestors_are_trees(t, p.path)?;
                     }
                     let exec = match p.exec {
                         Some(x) => x,
@@ -397,7 +408,7 @@ impl Store {
                     } else {
                         EntryKind::Blob
                     };
-                    let id = worktree::blob_id(bytes);
+                    let id = new_id.unwrap_or_else(|| worktree::blob_id(bytes));
                     if old == Some(Entry { id, kind }) {
                         continue;
                     }
@@ -465,15 +476,14 @@ impl Store {
     /// Refuse to turn a file of the tip into a directory implicitly.
     fn check_ancestors_are_trees(
         &self,
-        repo: &gix::Repository,
-        tree: ObjectId,
+        tree: &mut read::TreeLookup<'_>,
         vault_path: &str,
     ) -> Result<()> {
         let repo_path = self.repo_path(vault_path);
         let mut end = 0;
         while let Some(pos) = repo_path[end..].find('/') {
             let ancestor = &repo_path[..end + pos];
-            match read::lookup(repo, tree, ancestor)? {
+            match tree.lookup(ancestor)? {
                 None => return Ok(()),
                 Some(e) if e.kind == EntryKind::Tree => {}
                 Some(_) => {

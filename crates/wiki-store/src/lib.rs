@@ -50,7 +50,8 @@
 //! 5. write each changed file: a file that already exists as a regular file (with a single hard
 //!    link) is overwritten **in place** (opened without truncation, checked to be the same inode
 //!    that was inspected — so a symlink swapped in is never followed — then mode set, truncated
-//!    and written; no fsync); a new file is written atomically (temporary file in the same
+//!    to the leading bytes it already shares with the new content and the rest written, so it
+//!    holds a prefix of the new content throughout; no fsync); a new file is written atomically (temporary file in the same
 //!    directory, then rename). Deletions remove the file (and parent directories left empty);
 //! 6. update the index entries of exactly those paths (blob id, mode, stat data of the fresh file)
 //!    and write the index atomically; all other index entries are preserved untouched;

@@ -72,6 +72,37 @@ fn deflate(compress: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> std::io::
     }
 }
 
+/// Pack entries for some blobs: their bytes and, per blob, (id, crc32, offset in `bytes`).
+struct Encoded {
+    bytes: Vec<u8>,
+    entries: Vec<(ObjectId, u32, u64)>,
+}
+
+/// Encode `blobs` as consecutive whole-blob pack entries (header + deflated data).
+fn encode_entries(blobs: &[(ObjectId, &[u8])]) -> std::io::Result<Encoded> {
+    let mut out = Vec::with_capacity(blobs.iter().map(|(_, b)| b.len() / 2 + 32).sum::<usize>());
+    let mut entries = Vec::with_capacity(blobs.len());
+    let mut compress = Compress::new(gix::zlib::Compression::BEST_SPEED);
+    for (id, data) in blobs {
+        let offset = out.len();
+        let mut size = data.len() as u64;
+        let mut byte = (OBJ_BLOB << 4) | (size & 0x0f) as u8;
+        size >>= 4;
+        while size != 0 {
+            out.push(byte | 0x80);
+            byte = (size & 0x7f) as u8;
+            size >>= 7;
+        }
+        out.push(byte);
+        deflate(&mut compress, data, &mut out)?;
+        entries.push((*id, crc32(&out[offset..]), offset as u64));
+    }
+    Ok(Encoded {
+        bytes: out,
+        entries,
+    })
+}
+
 /// Write `blobs` (distinct ids, each the blob id of its bytes) as one pack with its index into
 /// `<objects_dir>/pack/`. Returns the pack's path.
 pub(crate) fn write_blobs(
@@ -92,22 +123,33 @@ pub(crate) fn write_blobs(
             .map_err(|_| io(std::io::Error::other("too many objects for one pack")))?
             .to_be_bytes(),
     );
-    let mut compress = Compress::new(gix::zlib::Compression::BEST_SPEED);
+    // Entries are deflated independently, so chunks of them are encoded in parallel and
+    // concatenated in order (the same bytes as one sequential pass).
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk_len = blobs.len().div_ceil(threads).max(1);
+    let encoded: Vec<std::io::Result<Encoded>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = blobs
+            .chunks(chunk_len)
+            .map(|chunk| scope.spawn(move || encode_entries(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     // (id, crc32 of the entry, offset)
     let mut entries: Vec<(ObjectId, u32, u64)> = Vec::with_capacity(blobs.len());
-    for (id, data) in blobs {
-        let offset = pack.len();
-        let mut size = data.len() as u64;
-        let mut byte = (OBJ_BLOB << 4) | (size & 0x0f) as u8;
-        size >>= 4;
-        while size != 0 {
-            pack.push(byte | 0x80);
-            byte = (size & 0x7f) as u8;
-            size >>= 7;
-        }
-        pack.push(byte);
-        deflate(&mut compress, data, &mut pack).map_err(io)?;
-        entries.push((*id, crc32(&pack[offset..]), offset as u64));
+    for part in encoded {
+        let part = part.map_err(io)?;
+        let base = pack.len() as u64;
+        pack.extend_from_slice(&part.bytes);
+        entries.extend(
+            part.entries
+                .into_iter()
+                .map(|(id, crc, offset)| (id, crc, base + offset)),
+        );
     }
     let pack_hash = sha1_smol::Sha1::from(&pack).digest().bytes();
     pack.extend_from_slice(&pack_hash);

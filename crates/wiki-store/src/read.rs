@@ -1,6 +1,6 @@
 //! Reading: revisions, files at any commit, listings, history, commit metadata, dirty checks.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
@@ -196,6 +196,52 @@ pub(crate) fn lookup(
         id: e.object_id(),
         kind: e.mode().kind(),
     }))
+}
+
+/// Many [`lookup`]s in one tree, each directory of it read and decoded at most once (a
+/// per-path [`lookup`] re-reads and scans every tree on the way, which is quadratic for large
+/// directories). Same answers as [`lookup`].
+pub(crate) struct TreeLookup<'r> {
+    repo: &'r gix::Repository,
+    root: ObjectId,
+    /// Repository directory (`""` = root) → its entries, `None` when it is absent or no tree.
+    dirs: HashMap<String, Option<BTreeMap<BString, Entry>>>,
+}
+
+impl<'r> TreeLookup<'r> {
+    pub(crate) fn new(repo: &'r gix::Repository, root: ObjectId) -> TreeLookup<'r> {
+        TreeLookup {
+            repo,
+            root,
+            dirs: HashMap::new(),
+        }
+    }
+
+    /// Make sure `dir` is in the cache.
+    fn load(&mut self, dir: &str) -> Result<()> {
+        if self.dirs.contains_key(dir) {
+            return Ok(());
+        }
+        let entries = if dir.is_empty() {
+            Some(tree_entries(self.repo, self.root)?)
+        } else {
+            match self.lookup(dir)? {
+                Some(e) if e.kind == EntryKind::Tree => Some(tree_entries(self.repo, e.id)?),
+                _ => None,
+            }
+        };
+        self.dirs.insert(dir.to_string(), entries);
+        Ok(())
+    }
+
+    /// Look up repository path `repo_path` (`/`-separated, non-empty).
+    pub(crate) fn lookup(&mut self, repo_path: &str) -> Result<Option<Entry>> {
+        let (dir, name) = repo_path.rsplit_once('/').unwrap_or(("", repo_path));
+        self.load(dir)?;
+        Ok(self.dirs[dir]
+            .as_ref()
+            .and_then(|entries| entries.get(name.as_bytes()).copied()))
+    }
 }
 
 /// The tree at directory `repo_dir` (`""` = root) of `tree`, `None` if absent or not a tree.
