@@ -47,12 +47,9 @@
 //!    user staged for other paths;
 //! 3. write a small journal `.openclaw-wiki/locks/pending.json` (new commit id, parent, paths);
 //! 4. write the objects and compare-and-swap the ref;
-//! 5. write each changed file: a file that already exists as a regular file (with a single hard
-//!    link) is overwritten **in place** (opened without truncation, checked to be the same inode
-//!    that was inspected — so a symlink swapped in is never followed — then mode set, truncated
-//!    to the leading bytes it already shares with the new content and the rest written, so it
-//!    holds a prefix of the new content throughout; no fsync); a new file is written atomically (temporary file in the same
-//!    directory, then rename). Deletions remove the file (and parent directories left empty);
+//! 5. write each changed file atomically (temporary file in the same directory, then rename), so
+//!    no reader and no crash ever sees a partially written page; deletions remove the file (and
+//!    parent directories left empty);
 //! 6. update the index entries of exactly those paths (blob id, mode, stat data of the fresh file)
 //!    and write the index atomically; all other index entries are preserved untouched;
 //! 7. delete the journal.
@@ -60,9 +57,9 @@
 //! If a process dies between 4 and 7, the next [`Store::open`] (when the lock is free) or the next
 //! commit **rolls forward**. For each journaled path, by what the disk holds:
 //!
-//! - the parent's version (or nothing, where the parent had none), **or a strict prefix of the
-//!   committed version, including an empty file** — the state a write in place leaves when the
-//!   process dies mid-write — the committed version is written;
+//! - the parent's version (or nothing, where the parent had none), or a strict prefix of the
+//!   committed version (including an empty file; defensive — writes are atomic renames, so this
+//!   only arises from outside interference), the committed version is written;
 //! - exactly the committed version: only the index entry (and the executable bit) is fixed;
 //! - anything else is a human edit made after the crash and is left alone (its index entry
 //!   follows the commit if nobody staged anything, so `git status` shows the edit).
@@ -122,10 +119,9 @@
 //!   not appended (the branch ref is updated directly, which is what makes the compare-and-swap
 //!   immune to a concurrent branch switch).
 //! - Work-tree files are not fsynced (git does not either by default); a process crash is
-//!   covered by the journal (including a torn in-place overwrite, see roll-forward above) (roll-forward also removes the `.wiki-store-*.tmp` files a killed
-//!   writer left in the directories it was writing), a power loss may leave a stray
-//!   `.wiki-store-*.tmp` file or a partially overwritten file. A reader of the work tree racing
-//!   a commit may see a partially written existing file (readers of commits are unaffected).
+//!   covered by the journal (roll-forward also removes the `.wiki-store-*.tmp` files a killed
+//!   writer left in the directories it was writing); a power loss may leave a stray
+//!   `.wiki-store-*.tmp` file.
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.

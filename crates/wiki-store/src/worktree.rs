@@ -288,83 +288,18 @@ pub(crate) fn write_atomic(
     Ok(())
 }
 
-/// Write `bytes` to `vault_path`, the fast way when possible. An existing regular file (single
-/// hard link) is overwritten **in place**: opened without following a swapped-in symlink (the
-/// opened inode must be the one checked), mode adjusted first, then truncated to the prefix it
-/// already shares with `bytes` and the rest written — one
-/// open instead of a create + rename. Anything else (new file) goes through [`write_atomic`].
-///
-/// A process killed in the middle leaves a *prefix* of `bytes` (possibly empty) on disk; the
-/// journal's roll-forward recognises that state and finishes the write (see the crate docs).
+/// Write `bytes` to `vault_path`: always atomically ([`write_atomic`]: temporary file in the same
+/// directory, then rename), so no reader and no crash ever sees a partially written page. (An
+/// in-place overwrite was measured faster on large commits, but a process killed mid-write left a
+/// torn page on disk until the next roll-forward, which the toolchain's "no partial page after
+/// SIGKILL" guarantee forbids.)
 pub(crate) fn write_file(
     vault_dir: &Path,
     vault_path: &str,
     bytes: &[u8],
     exec: bool,
 ) -> Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{FileExt, MetadataExt};
-        check_writable(vault_dir, vault_path)?;
-        let full = vault_dir.join(vault_path);
-        if let Ok(before) = std::fs::symlink_metadata(&full)
-            && before.file_type().is_file()
-            && before.nlink() == 1
-        {
-            // No O_TRUNC at open: nothing is modified until the opened inode is verified.
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(&full);
-            if let Ok(file) = file {
-                let meta = file.metadata().map_err(|e| Error::io(&full, e))?;
-                if meta.file_type().is_file()
-                    && meta.dev() == before.dev()
-                    && meta.ino() == before.ino()
-                {
-                    set_mode(&file, &full, exec).map_err(|e| Error::io(&full, e))?;
-                    // Keep the leading bytes the file already shares with `bytes`: the file is a
-                    // prefix of `bytes` at every instant all the same, and (unlike a truncation
-                    // to zero) it does not make ext4 flush the file to disk on close.
-                    let keep = common_prefix_len(&file, bytes).map_err(|e| Error::io(&full, e))?;
-                    file.set_len(keep as u64).map_err(|e| Error::io(&full, e))?;
-                    file.write_all_at(&bytes[keep..], keep as u64)
-                        .map_err(|e| Error::io(&full, e))?;
-                    return Ok(());
-                }
-            }
-        }
-    }
     write_atomic(vault_dir, vault_path, bytes, exec)
-}
-
-/// How many leading bytes of the file behind `file` equal those of `bytes` (read from offset 0).
-#[cfg(unix)]
-fn common_prefix_len(file: &std::fs::File, bytes: &[u8]) -> std::io::Result<usize> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; bytes.len().clamp(1, 64 * 1024)];
-    let mut same = 0;
-    while same < bytes.len() {
-        let want = (bytes.len() - same).min(buf.len());
-        let n = match file.read_at(&mut buf[..want], same as u64) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            break;
-        }
-        let equal = buf[..n]
-            .iter()
-            .zip(&bytes[same..same + n])
-            .take_while(|(a, b)| a == b)
-            .count();
-        same += equal;
-        if equal < n {
-            break;
-        }
-    }
-    Ok(same)
 }
 
 /// Set the executable bit of an existing regular file at `vault_path` (no-op when it matches).

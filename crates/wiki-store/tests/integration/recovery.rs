@@ -124,10 +124,11 @@ fn roll_forward_removes_temp_files_of_a_killed_writer() {
     assert_eq!(f.status(), "?? notes/.wiki-store-keep.txt\n");
 }
 
-/// A process killed during an in-place overwrite leaves a prefix (possibly empty) of the new
-/// content: roll-forward completes it; a real hand edit made after the crash is left alone.
+/// Defensive roll-forward rule: a journaled file holding a prefix (possibly empty) of the new
+/// content (a torn write by anything that bypassed the atomic rename) is completed; a real hand
+/// edit made after the crash is left alone.
 #[test]
-fn torn_in_place_write_is_completed_but_hand_edit_is_kept() {
+fn torn_write_is_completed_but_hand_edit_is_kept() {
     let f = Fixture::repo_with(&[
         ("a.md", "a1\n"),
         ("b.md", "b1\n"),
