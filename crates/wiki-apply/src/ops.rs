@@ -692,52 +692,49 @@ impl<'a> Obj<'a> {
         }
     }
 
-    /// The page-level confidence (original wording: `confidence must be a finite number`).
-    fn page_confidence(&self, key: &str) -> Result<Option<f64>, String> {
+    /// An optional number (numeric strings accepted, blank = absent) that must satisfy `accept`;
+    /// otherwise `<field> must be <requirement>; received <value>.`
+    fn checked_number(
+        &self,
+        key: &str,
+        accept: fn(f64) -> bool,
+        requirement: &str,
+    ) -> Result<Option<f64>, String> {
         match self.map.get(key) {
             None | Some(Json::Null) => Ok(None),
             Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
             Some(v) => match json_number(v) {
-                Some(n) if (0.0..=1.0).contains(&n) => Ok(Some(n)),
+                Some(n) if accept(n) => Ok(Some(n)),
                 _ => Err(format!(
-                    "{} must be a finite number between 0 and 1; received {}.",
+                    "{} must be {requirement}; received {}.",
                     self.name(key),
                     show(v)
                 )),
             },
         }
+    }
+
+    /// The page-level confidence (original wording: `confidence must be a finite number`).
+    fn page_confidence(&self, key: &str) -> Result<Option<f64>, String> {
+        self.checked_number(
+            key,
+            |n| (0.0..=1.0).contains(&n),
+            "a finite number between 0 and 1",
+        )
     }
 
     /// A claim/evidence/relationship confidence in `[0, 1]`.
     fn unit(&self, key: &str) -> Result<Option<f64>, String> {
-        match self.map.get(key) {
-            None | Some(Json::Null) => Ok(None),
-            Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
-            Some(v) => match json_number(v) {
-                Some(n) if (0.0..=1.0).contains(&n) => Ok(Some(n)),
-                _ => Err(format!(
-                    "{} must be a number between 0 and 1; received {}.",
-                    self.name(key),
-                    show(v)
-                )),
-            },
-        }
+        self.checked_number(
+            key,
+            |n| (0.0..=1.0).contains(&n),
+            "a number between 0 and 1",
+        )
     }
 
     /// A finite weight ≥ 0.
     fn weight(&self, key: &str) -> Result<Option<f64>, String> {
-        match self.map.get(key) {
-            None | Some(Json::Null) => Ok(None),
-            Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
-            Some(v) => match json_number(v) {
-                Some(n) if n >= 0.0 => Ok(Some(n)),
-                _ => Err(format!(
-                    "{} must be a finite number >= 0; received {}.",
-                    self.name(key),
-                    show(v)
-                )),
-            },
-        }
+        self.checked_number(key, |n| n >= 0.0, "a finite number >= 0")
     }
 
     /// An optional timestamp (RFC 3339 / ISO 8601 date or date-time).
