@@ -284,6 +284,15 @@ pub fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
+/// Map a serialisation error while writing output: a closed pipe is [`CliError::BrokenPipe`].
+fn write_error(e: serde_json::Error) -> CliError {
+    if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) {
+        CliError::BrokenPipe
+    } else {
+        CliError::Runtime(format!("cannot write output: {e}"))
+    }
+}
+
 /// Buffered stdout for records and text. A closed pipe surfaces as [`CliError::BrokenPipe`],
 /// which [`main_wrapper`] turns into a clean exit.
 pub struct Output {
@@ -306,26 +315,14 @@ impl Output {
 
     /// Write one JSON Lines record.
     pub fn record<T: Serialize + ?Sized>(&mut self, record: &T) -> Result<(), CliError> {
-        serde_json::to_writer(&mut self.out, record).map_err(|e| {
-            if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) {
-                CliError::BrokenPipe
-            } else {
-                CliError::Runtime(format!("cannot write output: {e}"))
-            }
-        })?;
+        serde_json::to_writer(&mut self.out, record).map_err(write_error)?;
         self.out.write_all(b"\n")?;
         Ok(())
     }
 
     /// Write one pretty JSON document followed by a newline.
     pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
-        serde_json::to_writer_pretty(&mut self.out, value).map_err(|e| {
-            if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) {
-                CliError::BrokenPipe
-            } else {
-                CliError::Runtime(format!("cannot write output: {e}"))
-            }
-        })?;
+        serde_json::to_writer_pretty(&mut self.out, value).map_err(write_error)?;
         self.out.write_all(b"\n")?;
         Ok(())
     }
