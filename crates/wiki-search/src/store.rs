@@ -14,8 +14,10 @@
 //!
 //! # Refresh (before every query)
 //!
-//! 1. List the source's files (work tree: directory walk + `lstat`; git: tree walk, blob ids
-//!    known; memory: `MEMORY.md`, `memory.md`, `memory/**/*.md`).
+//! 1. List the source's files (work tree: directory walk + one `statx` per page, relative to
+//!    its directory's fd, spread over the thread pool — see [`crate::sources::WorkTree`]; git:
+//!    tree walk, blob ids known; memory: `MEMORY.md`, `memory.md`, `memory/**/*.md`). The
+//!    manifest is read at the same time.
 //! 2. A file whose size and mtime equal the manifest's is unchanged — unless its mtime is within
 //!    two seconds of when it was last hashed ("racily clean", as git calls it), in which case it
 //!    is re-hashed. Nothing changed → the query runs on the manifest as is, without any write or
@@ -588,18 +590,27 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
         let n = m.entries.len();
         return Ok(finish(dir, m, segs, RefreshReport::default(), n, temp));
     }
-    let files = source.list()?;
-    if trace {
-        eprintln!(
-            "trace: list {} files {:.3} ms",
-            files.len(),
-            t0.elapsed().as_secs_f64() * 1000.0
-        );
-    }
+    // The listing (system calls, spread over the thread pool) and the manifest load run at the
+    // same time; either order would do, as the fast path below needs the two to agree.
+    let (files, mut preloaded) = rayon::join(
+        || {
+            let files = source.list();
+            if trace && let Ok(f) = &files {
+                eprintln!(
+                    "trace: list {} files {:.3} ms",
+                    f.len(),
+                    t0.elapsed().as_secs_f64() * 1000.0
+                );
+            }
+            files
+        },
+        || (!opts.rebuild).then(|| load(&dir)),
+    );
+    let files = files?;
     for _attempt in 0..5 {
         // Lock-free fast path: nothing changed.
         if !opts.rebuild {
-            match load(&dir) {
+            match preloaded.take().unwrap_or_else(|| load(&dir)) {
                 Ok(Some((m, segs))) => {
                     let p = plan(&files, &m);
                     if p.check.is_empty() && p.removed == 0 {
