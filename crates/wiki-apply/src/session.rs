@@ -175,7 +175,24 @@ impl Compiler for DigestCompiler {
             })
             .collect();
         snap.overlay(&overlay);
-        let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
+        // Parsed pages of the last compile are reused (keyed by path and blob id) when the
+        // files come from the work tree; the cache is refreshed for the next run.
+        let cache_dir = match base.origin() {
+            wiki_digest::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
+            _ => None,
+        };
+        let cache = cache_dir
+            .as_deref()
+            .map(wiki_parse::pagecache::ParseCache::load)
+            .unwrap_or_default();
+        let result =
+            wiki_digest::compile_cached(&snap, &wiki_digest::CompileOptions::new(now), &cache);
+        drop(cache);
+        if let Some(dir) = &cache_dir
+            && let Err(e) = wiki_digest::save_parse_cache(dir, &result)
+        {
+            wiki_cli::warn("wiki apply", &format!("cannot write the parse cache: {e}"));
+        }
         result
             .changes
             .into_iter()

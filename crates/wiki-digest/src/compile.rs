@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use wiki_parse::layout::RenderMode;
 use wiki_parse::markers::{Block, replace_managed_block};
 use wiki_parse::page::{git_blob_id, render_page};
+use wiki_parse::pagecache::{ParseCache, TextLayout};
 use wiki_parse::vault::VaultPages;
 use wiki_parse::{Page, PageError, PageInfo, parse_page};
 use wiki_store::Change;
@@ -75,6 +76,8 @@ pub struct CompileResult {
     pub claim_count: usize,
     /// The render mode used.
     pub render_mode: RenderMode,
+    /// Text layout of every non-report page after the compile (for the parse cache).
+    pub layouts: std::collections::HashMap<String, TextLayout>,
 }
 
 impl CompileResult {
@@ -91,7 +94,36 @@ impl CompileResult {
 
 /// Compile a snapshot (parses its pages first; see [`compile_parsed`]).
 pub fn compile(snapshot: &Snapshot, opts: &CompileOptions) -> CompileResult {
-    compile_parsed(snapshot, snapshot.parse_for_compile(), opts)
+    compile_cached(snapshot, opts, &ParseCache::empty())
+}
+
+/// [`compile`], reusing the parsed pages of `cache` whose path and blob id match (the result is
+/// the same; only parsing is skipped). Save the cache for the next run with
+/// [`save_parse_cache`].
+pub fn compile_cached(
+    snapshot: &Snapshot,
+    opts: &CompileOptions,
+    cache: &ParseCache,
+) -> CompileResult {
+    let t = std::time::Instant::now();
+    let parsed = snapshot.parse_for_compile_cached(cache);
+    trace("parse", t);
+    compile_parsed(snapshot, parsed, opts)
+}
+
+/// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
+/// the resulting files parses only what changed (see [`wiki_parse::pagecache`]).
+pub fn save_parse_cache(
+    vault_dir: &std::path::Path,
+    result: &CompileResult,
+) -> std::io::Result<()> {
+    wiki_parse::pagecache::save(
+        vault_dir,
+        result
+            .pages
+            .iter()
+            .filter_map(|p| result.layouts.get(&p.path).map(|l| (p, *l))),
+    )
 }
 
 /// Compile a snapshot whose pages the caller already parsed (with [`Snapshot::parse`]), so
@@ -113,6 +145,7 @@ pub fn compile_parsed(
         errors,
     } = parsed;
     let mut changes: Vec<Change> = Vec::new();
+    let mut t = std::time::Instant::now();
 
     // 2. Related blocks.
     if opts.backlinks {
@@ -145,6 +178,12 @@ pub fn compile_parsed(
             changes.push(Change::write(page.path.clone(), text));
         }
     }
+    t = trace("related", t);
+    let layouts: std::collections::HashMap<String, TextLayout> = parsed_pages
+        .iter()
+        .filter(|p| p.kind != wiki_parse::PageKind::Report)
+        .map(|p| (p.path.clone(), TextLayout::of(p)))
+        .collect();
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages
         .iter_mut()
@@ -193,6 +232,7 @@ pub fn compile_parsed(
         }
     }
 
+    t = trace("dashboards", t);
     // Title order as indices, so the pages can be moved (not cloned) into the result.
     let order_idx: Vec<usize> = {
         let mut idx: Vec<usize> = (0..parsed_pages.len()).collect();
@@ -205,6 +245,7 @@ pub fn compile_parsed(
     let counts = PageCounts::of(order.iter().copied());
     let claim_count: usize = order.iter().map(|p| p.summary.claims.len()).sum();
 
+    t = trace("order", t);
     // 4. Digest and claims.
     let (agent, claims) = rayon::join(
         || digest::agent_digest(&order, &counts, &errors, now_ms),
@@ -219,6 +260,7 @@ pub fn compile_parsed(
         }
     }
 
+    t = trace("digest+claims", t);
     // 5. Indexes.
     for (path, title, block) in index::index_files() {
         let body = match wiki_parse::PageKind::from_path(&path) {
@@ -235,6 +277,7 @@ pub fn compile_parsed(
         }
     }
     drop(order);
+    trace("indexes", t);
 
     let mut slots: Vec<Option<Page>> = parsed_pages.into_iter().map(Some).collect();
     let pages: Vec<PageInfo> = order_idx
@@ -248,7 +291,22 @@ pub fn compile_parsed(
         page_counts: counts,
         claim_count,
         render_mode,
+        layouts,
     }
+}
+
+/// `WIKI_COMPILE_TRACE=1`: phase timings on stderr.
+fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
+    if std::env::var_os("WIKI_COMPILE_TRACE").is_some_and(|v| !v.is_empty() && v != "0") {
+        wiki_cli::warn(
+            "trace",
+            &format!(
+                "compile {phase} {:.1} ms",
+                since.elapsed().as_secs_f64() * 1e3
+            ),
+        );
+    }
+    std::time::Instant::now()
 }
 
 fn yaml_str(s: &str) -> Yaml {

@@ -54,7 +54,9 @@ pub mod related;
 pub mod reports;
 pub mod snapshot;
 
-pub use compile::{CompileOptions, CompileResult, compile, compile_parsed};
+pub use compile::{
+    CompileOptions, CompileResult, compile, compile_cached, compile_parsed, save_parse_cache,
+};
 pub use context::VaultContext;
 pub use pages::PageCounts;
 pub use snapshot::Snapshot;

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
+use wiki_parse::pagecache::ParseCache;
 use wiki_parse::vault::{self, VaultPages};
 use wiki_parse::{Page, PageError, PageKind};
 use wiki_store::{Change, ObjectId, Store};
@@ -300,16 +301,22 @@ impl Snapshot {
     /// `syntheses`, `reports`, each by path). Read problems come first in `errors`, then parse
     /// failures in scan order.
     pub fn parse(&self) -> VaultPages {
-        self.parse_inner(true)
+        self.parse_inner(true, None)
     }
 
     /// [`Snapshot::parse`] without keeping the raw frontmatter mapping of non-report pages
     /// (compile needs it only for dashboards; the YAML trees are most of a vault's memory).
     pub fn parse_for_compile(&self) -> VaultPages {
-        self.parse_inner(false)
+        self.parse_inner(false, None)
     }
 
-    fn parse_inner(&self, keep_frontmatter: bool) -> VaultPages {
+    /// [`Snapshot::parse_for_compile`] reusing the pages of `cache` whose path and blob id match
+    /// (report pages are always parsed: dashboards need their frontmatter).
+    pub fn parse_for_compile_cached(&self, cache: &ParseCache) -> VaultPages {
+        self.parse_inner(false, Some(cache))
+    }
+
+    fn parse_inner(&self, keep_frontmatter: bool, cache: Option<&ParseCache>) -> VaultPages {
         let mut paths: Vec<&str> = self.page_paths().collect();
         paths.sort_by_key(|p| {
             PageKind::from_path(p)
@@ -319,7 +326,13 @@ impl Snapshot {
         let results: Vec<Result<Page, PageError>> = paths
             .par_iter()
             .map(|p| {
-                let mut page = wiki_parse::parse_page(p, self.get(p).unwrap_or_default())?;
+                let bytes = self.get(p).unwrap_or_default();
+                let mut page = match cache {
+                    Some(c) if PageKind::from_path(p) != Some(PageKind::Report) => {
+                        c.parse(p, bytes)?
+                    }
+                    _ => wiki_parse::parse_page(p, bytes)?,
+                };
                 if !keep_frontmatter && page.kind != PageKind::Report {
                     page.frontmatter = yaml_serde::Mapping::new();
                 }

@@ -363,3 +363,60 @@ fn links_inside_code_and_external_links_are_not_backlinks() {
         "{b}"
     );
 }
+
+/// The parse cache (`.openclaw-wiki/tmp/parse-cache.bin`) only skips parsing: after edits, a
+/// compile that reuses it writes exactly the bytes of a compile without it; a damaged cache is
+/// ignored.
+#[test]
+fn parse_cache_gives_the_same_result_as_a_full_parse() {
+    let cached = rich_vault("native");
+    compile(&cached, &[]).expect_code(0);
+    assert!(cached.exists(".openclaw-wiki/tmp/parse-cache.bin"));
+    let edit = |v: &wiki_testkit::Vault| {
+        let text = v.read("entities/carol.md").replace(
+            "questions: Is Carol still on the release rotation?",
+            "questions: Is Carol on call?",
+        );
+        v.write("entities/carol.md", text);
+        v.write(
+            "concepts/new-idea.md",
+            page(
+                &[
+                    "id: concept.new-idea",
+                    "title: New Idea",
+                    "sourceIds: [source.alpha]",
+                ],
+                "# New Idea\n\nSee [Carol](../entities/carol.md).\n",
+            ),
+        );
+    };
+    edit(&cached);
+    compile(&cached, &["--force"]).expect_code(0);
+
+    let fresh = rich_vault("native");
+    compile(&fresh, &[]).expect_code(0);
+    edit(&fresh);
+    std::fs::remove_file(fresh.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
+    compile(&fresh, &["--force"]).expect_code(0);
+    assert_eq!(
+        cached.git(&["rev-parse", "HEAD^{tree}"]),
+        fresh.git(&["rev-parse", "HEAD^{tree}"]),
+        "same tree with and without the parse cache"
+    );
+    for f in [
+        ".openclaw-wiki/cache/agent-digest.json",
+        ".openclaw-wiki/cache/claims.jsonl",
+    ] {
+        assert_same(f, &bytes(&cached, f), &bytes(&fresh, f));
+    }
+
+    // A damaged cache file is ignored: the next compile parses everything and is current.
+    let path = cached.path(".openclaw-wiki/tmp/parse-cache.bin");
+    let mut damaged = std::fs::read(&path).unwrap();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x5a;
+    std::fs::write(&path, damaged).unwrap();
+    let run = compile(&cached, &["--check", "--force"]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, "");
+}

@@ -27,6 +27,7 @@ pub mod markdown;
 pub mod markers;
 pub mod model;
 pub mod page;
+pub mod pagecache;
 pub mod record;
 pub mod slug;
 pub mod time;

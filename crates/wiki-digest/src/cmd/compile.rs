@@ -6,7 +6,7 @@ use wiki_parse::layout::RenderMode;
 use wiki_parse::{PageError, PageInfo};
 
 use crate::cache;
-use crate::compile::{CompileOptions, compile};
+use crate::compile::{CompileOptions, compile_cached, save_parse_cache};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
 
@@ -118,7 +118,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         out.flush()?;
         return Ok(exit::OK);
     }
-    let result = compile(&snapshot, &opts);
+    let parse_cache = wiki_parse::pagecache::ParseCache::load(ctx.root());
+    let result = compile_cached(&snapshot, &opts, &parse_cache);
+    drop(parse_cache);
     for e in &result.errors {
         eprintln!("{e}");
     }
@@ -143,6 +145,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         if let Err(e) = ctx.append_log("compile", details) {
             wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
         }
+    }
+    if let Err(e) = save_parse_cache(ctx.root(), &result) {
+        wiki_cli::warn(
+            "wiki compile",
+            &format!("cannot write the parse cache: {e}"),
+        );
     }
     if !args.check
         && let Err(e) = cache::record(ctx.root(), &snapshot, &result, &opts)
