@@ -32,6 +32,11 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether this is the store's compare-and-swap conflict (another writer moved the branch).
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Error::Store(e) if e.is_conflict())
+    }
+
     /// Attach an input location to an operation error.
     pub fn at(self, origin: &str, line: usize) -> Error {
         match self {

@@ -208,13 +208,13 @@ pub fn rollback(
             expected_parent: base,
             create_from: None,
         };
-        match session.store.commit_locked(lock, &req) {
+        match session.commit(lock, &req) {
             Ok(done) => {
                 outcome.commit = done.commit;
                 return Ok(outcome);
             }
             Err(e) if e.is_conflict() && attempt < MAX_ATTEMPTS => continue,
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
 }

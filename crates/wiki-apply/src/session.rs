@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use wiki_cli::GlobalArgs;
-use wiki_store::{Change, CommitRequest, ObjectId, Store, Target};
+use wiki_store::{Change, CommitOutcome, CommitRequest, ObjectId, Store, Target, VaultLock};
 
 use crate::agent;
 use crate::edit::{FileChange, OpResult, Workspace};
@@ -118,6 +118,33 @@ impl Session {
         } else {
             Ok(Box::new(SnapshotFiles::commit(&self.store, base)?))
         }
+    }
+
+    /// Commit `req` under `lock`, keeping the derived compiled caches out of the commit
+    /// (`wiki_digest::derived`): they are written after the commit, to the work tree for the
+    /// checked-out branch, else under `.openclaw-wiki/cache/agents/<ID>/`. On a branch that still
+    /// tracks them, the commit also removes them from git and adds the `.gitignore` line.
+    pub fn commit(&self, lock: &VaultLock, req: &CommitRequest<'_>) -> Result<CommitOutcome> {
+        let prepared = wiki_digest::derived::Prepared::for_commit(
+            &self.store,
+            req.expected_parent,
+            req.changes,
+        )?;
+        let tracked = CommitRequest {
+            target: req.target.clone(),
+            changes: &prepared.commit,
+            subject: req.subject.clone(),
+            body: req.body.clone(),
+            trailers: req.trailers.clone(),
+            expected_parent: req.expected_parent,
+            create_from: req.create_from.clone(),
+        };
+        let done = self.store.commit_locked(lock, &tracked)?;
+        let agent = (!self.checked_out).then_some(self.agent.as_str());
+        prepared
+            .write(&self.vault, agent)
+            .map_err(|e| Error::Runtime(format!("cannot write the compiled caches: {e}")))?;
+        Ok(done)
     }
 
     /// The revision to read committed state from (`HEAD` or the agent branch; falls back to
@@ -380,7 +407,7 @@ pub fn apply_batch(
             expected_parent: base,
             create_from: None,
         };
-        let committed = session.store.commit_locked(lock, &req);
+        let committed = session.commit(lock, &req);
         trace.phase("commit");
         match committed {
             Ok(done) => {
@@ -397,7 +424,7 @@ pub fn apply_batch(
                     "{e}; the branch kept moving under this batch ({MAX_ATTEMPTS} attempts), nothing was written: run it again"
                 )));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
 }

@@ -33,8 +33,14 @@ fn synthesis_shortcut_creates_and_repeats_like_the_original() {
     let files = v.git(&["show", "--format=", "--name-only", "HEAD"]);
     assert_eq!(
         files,
-        ".openclaw-wiki/cache/agent-digest.json\nentities/alpha.md\nindex.md\nsources/alpha.md\nsyntheses/alpha-synthesis.md\nsyntheses/index.md\n"
+        "entities/alpha.md\nindex.md\nsources/alpha.md\nsyntheses/alpha-synthesis.md\nsyntheses/index.md\n"
     );
+    // The compiled caches are derived files: refreshed in the work tree, not committed.
+    assert!(
+        v.read(".openclaw-wiki/cache/agent-digest.json")
+            .contains("\"path\": \"syntheses/alpha-synthesis.md\"")
+    );
+    assert_eq!(v.status(), "");
     assert!(
         v.read("index.md")
             .contains("[Alpha Synthesis](syntheses/alpha-synthesis.md)")
@@ -566,4 +572,37 @@ fn symlinks_are_never_written_through() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
     assert_eq!(rev(&v, "HEAD"), head);
     assert_eq!(v.status(), "");
+}
+
+/// A vault made before the compiled caches became derived files tracks them: the first apply
+/// removes them from git in its own commit, rewrites them on disk and leaves a clean work tree.
+#[test]
+fn tracked_caches_of_older_vaults_leave_git_with_the_first_commit() {
+    let v = raw_vault();
+    compile_with(&v, true);
+    let tracked = v.git(&["ls-files", ".openclaw-wiki/cache"]);
+    assert_eq!(
+        tracked,
+        ".openclaw-wiki/cache/agent-digest.json\n.openclaw-wiki/cache/claims.jsonl\n"
+    );
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"entity.alpha","question":"Who owns Alpha?"}"#],
+    )
+    .expect_code(0);
+    assert_eq!(v.git(&["ls-files", ".openclaw-wiki/cache"]), "");
+    let changed = v.git(&["show", "--format=", "--name-status", "HEAD"]);
+    assert!(
+        changed.contains("D\t.openclaw-wiki/cache/agent-digest.json\n")
+            && changed.contains("D\t.openclaw-wiki/cache/claims.jsonl\n"),
+        "{changed}"
+    );
+    assert!(
+        v.read(".openclaw-wiki/cache/agent-digest.json")
+            .contains("Who owns Alpha?")
+    );
+    assert!(v.exists(".openclaw-wiki/cache/claims.jsonl"));
+    assert_eq!(v.status(), "");
+    v.git(&["fsck", "--strict", "--no-dangling"]);
 }

@@ -111,6 +111,14 @@ fn store_error(e: wiki_store::Error) -> CliError {
     CliError::Runtime(error_chain(&e))
 }
 
+/// The bytes of a regular file (a symbolic link is refused).
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    if !std::fs::symlink_metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    std::fs::read(path)
+}
+
 /// Check that `dir` is a vault (holds `.openclaw-wiki/`).
 pub fn require_vault(dir: &Path) -> Result<(), CliError> {
     if dir.join(wiki_cli::VAULT_MARKER_DIR).is_dir() {
@@ -266,8 +274,24 @@ impl VaultContext {
                     self.store.resolve("HEAD").ok()
                 };
                 self.base = rev;
+                let agent = self.agent().map(str::to_string);
                 match rev {
-                    Some(id) => Snapshot::from_rev(&self.store, &id.to_string()).map_err(to_cli),
+                    Some(id) => {
+                        let mut snap =
+                            Snapshot::from_rev(&self.store, &id.to_string()).map_err(to_cli)?;
+                        // The branch's derived caches live beside the work tree (see `derived`).
+                        let mut found = Vec::new();
+                        for path in [layout::AGENT_DIGEST_PATH, layout::CLAIMS_PATH] {
+                            let at = crate::derived::location(path, agent.as_deref());
+                            if snap.get(path).is_none()
+                                && let Ok(bytes) = read_regular(&self.root.join(at))
+                            {
+                                found.push(Change::write(path, bytes));
+                            }
+                        }
+                        snap.overlay(&found);
+                        Ok(snap)
+                    }
                     None => Err(CliError::Runtime(format!(
                         "cannot start branch {branch}: the repository has no commits yet"
                     ))),
@@ -280,7 +304,30 @@ impl VaultContext {
     /// `Wiki-Page: <path>` per changed file (at most [`MAX_PAGE_TRAILERS`], then
     /// `Wiki-Pages-More: N`) and `Wiki-Agent: <agent or branch>`. Compare-and-swap against the
     /// commit of the last snapshot. No changes → no commit.
+    ///
+    /// Derived cache files among `changes` (see [`crate::derived`]) are not committed: they are
+    /// written after the commit, to the work tree (or, for an agent branch that is not checked
+    /// out, under `.openclaw-wiki/cache/agents/<ID>/`).
     pub fn commit(&self, changes: &[Change], spec: &CommitSpec) -> Result<CommitOutcome, CliError> {
+        if changes.is_empty() {
+            return Ok(CommitOutcome::default());
+        }
+        let checked_out = matches!(self.mode, Mode::Worktree { .. });
+        let prepared = crate::derived::Prepared::for_commit(&self.store, self.base, changes)
+            .map_err(store_error)?;
+        let outcome = self.commit_tracked(&prepared.commit, spec)?;
+        let agent = if checked_out { None } else { self.agent() };
+        prepared
+            .write(&self.root, agent)
+            .map_err(|e| CliError::Runtime(format!("cannot write the compiled caches: {e}")))?;
+        Ok(outcome)
+    }
+
+    fn commit_tracked(
+        &self,
+        changes: &[Change],
+        spec: &CommitSpec,
+    ) -> Result<CommitOutcome, CliError> {
         if changes.is_empty() {
             return Ok(CommitOutcome::default());
         }

@@ -46,6 +46,7 @@ pub mod cache;
 pub mod cmd;
 pub mod compile;
 pub mod context;
+pub mod derived;
 pub mod digest;
 pub mod index;
 pub mod json;

@@ -64,8 +64,15 @@ pub fn vault() -> Vault {
     v
 }
 
-/// Compile the work tree and commit the result (like `wiki compile`), with the pinned clock.
+/// Compile the work tree and commit the result (like `wiki compile`: the derived caches are
+/// written beside the commit), with the pinned clock.
 pub fn compile(v: &Vault) {
+    compile_with(v, false);
+}
+
+/// [`compile`]; with `track_caches`, the compiled caches are committed too, as vaults made
+/// before they became derived files have them.
+pub fn compile_with(v: &Vault, track_caches: bool) {
     let store = wiki_store::Store::open_with(
         &v.root,
         wiki_store::EnvSource::fixed([
@@ -78,9 +85,18 @@ pub fn compile(v: &Vault) {
     let snap = wiki_digest::Snapshot::from_worktree(store.vault_dir()).expect("snapshot");
     let now: jiff::Timestamp = "2026-04-05T12:00:00Z".parse().unwrap();
     let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
-    let req = wiki_store::CommitRequest::new(wiki_store::Target::Head, &result.changes, "Compile")
+    let prepared = wiki_digest::derived::prepare(&result.changes, &[]);
+    let changes = if track_caches {
+        &result.changes
+    } else {
+        &prepared.commit
+    };
+    let req = wiki_store::CommitRequest::new(wiki_store::Target::Head, changes, "Compile")
         .trailer("Wiki-Op", "compile");
     store.commit(&req).expect("commit");
+    if !track_caches {
+        prepared.write(&v.root, None).expect("write caches");
+    }
 }
 
 /// Run `wiki-apply` with `lines` on stdin.

@@ -10,8 +10,10 @@ use crate::compile::{CompileOptions, compile_cached, save_parse_cache};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
 
-/// Compile the vault: Related blocks, indexes, the nine dashboards and the compiled cache
-/// (`.openclaw-wiki/cache/agent-digest.json`, `claims.jsonl`), committed as one commit.
+/// Compile the vault: Related blocks, indexes and the nine dashboards, committed as one commit,
+/// and the compiled caches `.openclaw-wiki/cache/agent-digest.json` and `claims.jsonl` (derived,
+/// git-ignored files written beside the commit; for `--agent ID` under
+/// `.openclaw-wiki/cache/agents/<ID>/`).
 ///
 /// Only files whose bytes change are written; a compile that changes nothing makes no commit.
 /// The commit carries the trailers `Wiki-Op: compile`, `Wiki-Page: <path>` per changed file (at
@@ -28,8 +30,9 @@ use crate::pages::PageCounts;
 /// timeout, a concurrent writer moved the branch).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Write nothing: print the files a compile would change, one per line, and exit 1 if there
-    /// are any (0 when the compiled files are current). For CI, like a stale lockfile check.
+    /// Write nothing: print the committed files a compile would change, one per line, and exit 1
+    /// if there are any (0 when they are current). For CI, like a stale lockfile check. The
+    /// compiled caches (.openclaw-wiki/cache/, derived and git-ignored) are not checked.
     #[arg(long)]
     pub check: bool,
 
@@ -127,7 +130,11 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let mut commit = None;
     let mut human_commit = None;
     if !args.check && !result.changes.is_empty() {
-        let n = result.changes.len();
+        let n = result
+            .changes
+            .iter()
+            .filter(|c| !crate::derived::is_derived(&c.path))
+            .count();
         let spec = CommitSpec::new(
             "compile",
             format!(
@@ -161,7 +168,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         );
     }
     let mut out = Output::new();
-    let updated = result.updated_files();
+    let mut updated = result.updated_files();
+    if args.check {
+        // The compiled caches are derived, git-ignored files (see `derived`): `--check` is about
+        // the committed outputs.
+        updated.retain(|p| !crate::derived::is_derived(p));
+    }
     match format {
         Format::Json => out.json(&CompileReport {
             vault_root: ctx.root().display().to_string(),

@@ -90,9 +90,20 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliE
     let (vault, view) = vault_view(global)?;
     let key = get::lookup_key(&args.lookup);
     // 1. Claim id (after a compile), from the claims cache of the same view.
-    let claims = read_file(&vault, &view, get::CLAIMS_CACHE)?
-        .and_then(|b| String::from_utf8(b).ok())
-        .unwrap_or_default();
+    // The claims cache is a derived file: in the work tree for the checked-out branch, under
+    // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
+    let derived = match &view {
+        View::WorkTree => None,
+        View::Agent(id) => {
+            std::fs::read(vault.join(format!(".openclaw-wiki/cache/agents/{id}/claims.jsonl"))).ok()
+        }
+    };
+    let claims = match derived {
+        Some(b) => Some(b),
+        None => read_file(&vault, &view, get::CLAIMS_CACHE)?,
+    }
+    .and_then(|b| String::from_utf8(b).ok())
+    .unwrap_or_default();
     let mut target = get::claim_page(&claims, &args.lookup);
     if target.is_none() {
         let opts = Options {

@@ -1,0 +1,210 @@
+//! The compiled caches (`.openclaw-wiki/cache/agent-digest.json`, `claims.jsonl`) are
+//! **derived files**: compile writes them next to the vault's pages, at the paths the original
+//! plugin uses, but they are not committed (`.openclaw-wiki/cache/` is git-ignored).
+//!
+//! Why: on a 10,000-page vault they weigh 30 MB and change with every edit. Committing them made
+//! every `wiki apply` hash, compress and store 30 MB (most of a single operation's commit time)
+//! and grew the repository by that much per change until the next `git gc`. Like the search
+//! index, they are rebuilt from the committed pages by `wiki compile` at any time (a fresh clone
+//! runs `wiki compile` once; it makes no commit). `wiki compile --check` (the CI "stale
+//! lockfile" check) covers the committed outputs: Related blocks, indexes and dashboards.
+//!
+//! Where they are written:
+//!
+//! * for the checked-out branch: `.openclaw-wiki/cache/<file>` in the work tree;
+//! * for an agent branch that is not checked out (`--agent ID`): the branch has no work tree, so
+//!   they go to `.openclaw-wiki/cache/agents/<ID>/<file>` (same content; `wiki get` reads the
+//!   claim ids of `--agent ID` from there).
+//!
+//! The directory holds a `.gitignore` of `*` (written with the files), so they stay out of git
+//! whatever the vault's own `.gitignore` says; `wiki init` also lists the directory there. Vaults
+//! made before this change track the two files: the first commit a tool makes on such a branch
+//! removes them from git (the files stay on disk, rewritten by the same run).
+
+use std::path::{Path, PathBuf};
+
+use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH};
+use wiki_store::{Change, ObjectId, Store};
+
+/// The directory of the derived caches, vault-relative.
+pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
+
+/// Whether a vault path is a derived cache file.
+pub fn is_derived(path: &str) -> bool {
+    path == AGENT_DIGEST_PATH || path == CLAIMS_PATH
+}
+
+/// Where the derived file `path` of the target is written: `path` itself for the checked-out
+/// branch (`agent` = `None`), `.openclaw-wiki/cache/agents/<ID>/<file>` for an agent branch that
+/// is not checked out.
+pub fn location(path: &str, agent: Option<&str>) -> String {
+    match (
+        agent,
+        path.strip_prefix(CACHE_DIR)
+            .and_then(|r| r.strip_prefix('/')),
+    ) {
+        (Some(id), Some(file)) => format!("{CACHE_DIR}/agents/{id}/{file}"),
+        _ => path.to_string(),
+    }
+}
+
+/// Compile changes split for a commit.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    /// What goes into the commit (derived files taken out; their removal from git and the
+    /// `.gitignore` line added when the branch still tracks them).
+    pub commit: Vec<Change>,
+    /// Derived files to write beside the commit ([`Prepared::write`]).
+    pub derived: Vec<Change>,
+}
+
+/// Split `changes`: derived files out of the commit. `tracked` are the derived paths the branch
+/// tracks at the commit's base (see [`tracked_at`]): their removal from git joins the commit.
+pub fn prepare(changes: &[Change], tracked: &[String]) -> Prepared {
+    let mut out = Prepared::default();
+    for c in changes {
+        if is_derived(&c.path) {
+            out.derived.push(c.clone());
+        } else {
+            out.commit.push(c.clone());
+        }
+    }
+    if !(out.commit.is_empty() && out.derived.is_empty()) {
+        for path in tracked {
+            out.commit.push(Change::delete(path.clone()));
+        }
+    }
+    out
+}
+
+/// The derived paths tracked at commit `base` (vaults made before they became derived).
+pub fn tracked_at(store: &Store, base: Option<ObjectId>) -> Result<Vec<String>, wiki_store::Error> {
+    let Some(base) = base else {
+        return Ok(Vec::new());
+    };
+    Ok(store
+        .list_files(&base.to_string(), CACHE_DIR)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| is_derived(p))
+        .collect())
+}
+
+impl Prepared {
+    /// [`prepare`] with the derived paths tracked at `base`, read from the store.
+    pub fn for_commit(
+        store: &Store,
+        base: Option<ObjectId>,
+        changes: &[Change],
+    ) -> Result<Prepared, wiki_store::Error> {
+        Ok(prepare(changes, &tracked_at(store, base)?))
+    }
+
+    /// Write the derived files under `vault_dir` at their [`location`] for `agent` (each one
+    /// atomically: temporary file + rename; symbolic links are never followed).
+    /// The cache directory gets a `.gitignore` of `*`, so the files stay out of git even in
+    /// vaults whose own `.gitignore` predates them.
+    pub fn write(&self, vault_dir: &Path, agent: Option<&str>) -> std::io::Result<()> {
+        if !self.derived.is_empty() {
+            let ignore = vault_dir.join(CACHE_DIR).join(".gitignore");
+            if !std::fs::symlink_metadata(&ignore).is_ok_and(|m| m.is_file()) {
+                write_file(vault_dir, &ignore, b"*\n")?;
+            }
+        }
+        for c in &self.derived {
+            let Some(bytes) = &c.content else {
+                continue;
+            };
+            let target = vault_dir.join(location(&c.path, agent));
+            write_file(vault_dir, &target, bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Write `bytes` to `target` (inside `vault_dir`) through a temporary file renamed into place,
+/// creating missing directories and refusing symbolic links on the way.
+pub fn write_file(vault_dir: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let rel = target
+        .strip_prefix(vault_dir)
+        .map_err(|_| std::io::Error::other(format!("{}: outside the vault", target.display())))?;
+    let mut dir: PathBuf = vault_dir.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::other(format!(
+                    "{}: not a directory (symbolic links are not followed)",
+                    dir.display()
+                )));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&dir)
+                .or_else(|e| {
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        Ok(())
+                    } else {
+                        Err(e)
+                    }
+                })?,
+            Err(e) => return Err(e),
+        }
+    }
+    if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other(format!(
+            "{}: is a symbolic link, not replaced",
+            target.display()
+        )));
+    }
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, target).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations() {
+        assert_eq!(location(CLAIMS_PATH, None), CLAIMS_PATH);
+        assert_eq!(
+            location(AGENT_DIGEST_PATH, Some("ops")),
+            ".openclaw-wiki/cache/agents/ops/agent-digest.json"
+        );
+    }
+
+    #[test]
+    fn prepare_splits_and_untracks() {
+        let changes = vec![
+            Change::write("entities/a.md", "a"),
+            Change::write(CLAIMS_PATH, "c"),
+        ];
+        let p = prepare(&changes, &[]);
+        assert_eq!(p.commit.len(), 1);
+        assert_eq!(p.derived.len(), 1);
+        let tracked = vec![AGENT_DIGEST_PATH.to_string(), CLAIMS_PATH.to_string()];
+        let p = prepare(&changes, &tracked);
+        let paths: Vec<(&str, bool)> = p
+            .commit
+            .iter()
+            .map(|c| (c.path.as_str(), c.content.is_some()))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("entities/a.md", true),
+                (AGENT_DIGEST_PATH, false),
+                (CLAIMS_PATH, false)
+            ]
+        );
+        assert!(prepare(&[], &tracked).commit.is_empty());
+    }
+}
