@@ -103,6 +103,11 @@ pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileO
 /// The clock window `[from, until)` around `now_ms` in which no freshness level of `pages`
 /// changes.
 pub fn validity(pages: &[PageInfo], now_ms: i64) -> (i64, i64) {
+    validity_of(pages.iter(), now_ms)
+}
+
+/// [`validity`] over any iterator of pages.
+pub fn validity_of<'a>(pages: impl IntoIterator<Item = &'a PageInfo>, now_ms: i64) -> (i64, i64) {
     let (mut lo, mut hi) = (i64::MIN, i64::MAX);
     let mut consider = |ts: Option<&str>| {
         let Some(ms) = ts.and_then(parse_timestamp_ms) else {

@@ -18,8 +18,10 @@
 //! also the `updatedFiles` order of the original. Compiling the result again yields no changes
 //! (as long as the clock does not move a claim across a freshness boundary).
 
+use std::collections::HashSet;
+
 use rayon::prelude::*;
-use wiki_parse::layout::RenderMode;
+use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
 use wiki_parse::markers::{Block, replace_managed_block};
 use wiki_parse::page::{git_blob_id, render_page};
 use wiki_parse::pagecache::{ParseCache, TextLayout};
@@ -76,6 +78,10 @@ pub struct CompileResult {
     pub claim_count: usize,
     /// The render mode used.
     pub render_mode: RenderMode,
+    /// Whether Related blocks were computed (`backlinks`).
+    pub backlinks: bool,
+    /// What the next compile needs to reuse this one's digest and claims (`None`: not reusable).
+    pub recorded: Option<crate::reuse::Recorded>,
     /// Text layout of every non-report page after the compile (for the parse cache).
     pub layouts: std::collections::HashMap<String, TextLayout>,
 }
@@ -98,17 +104,95 @@ pub fn compile(snapshot: &Snapshot, opts: &CompileOptions) -> CompileResult {
 }
 
 /// [`compile`], reusing the parsed pages of `cache` whose path and blob id match (the result is
-/// the same; only parsing is skipped). Save the cache for the next run with
-/// [`save_parse_cache`].
+/// the same; only work is skipped). Save the cache for the next run with [`save_parse_cache`].
+///
+/// Besides parsing, the cache saves the Related phase: every cached page carries the Related
+/// block computed for the link graph of the run that saved it (a page's graph fields: path,
+/// kind, title, id, `sourceIds`, links), and Related blocks depend on nothing else. When every
+/// page's graph fields are those the cache recorded (same pages, same render mode), only the
+/// pages the cache did not know (edited or new) get their Related block recomputed.
 pub fn compile_cached(
     snapshot: &Snapshot,
     opts: &CompileOptions,
     cache: &ParseCache,
 ) -> CompileResult {
     let t = std::time::Instant::now();
-    let parsed = snapshot.parse_for_compile_cached(cache);
+    let (parsed, misses) = snapshot.parse_for_compile_cached(cache);
+    let render_mode = opts
+        .render_mode
+        .or_else(|| snapshot.render_mode())
+        .unwrap_or_default();
+    let same_graph = cache.label().split(';').next()
+        == Some(related_label(render_mode, opts.backlinks).as_str())
+        && graph_unchanged(&parsed, &misses, cache);
+    let recorded = crate::reuse::Recorded::from_label(cache.label()).filter(|r| {
+        r.matches(
+            snapshot.get(AGENT_DIGEST_PATH).unwrap_or_default(),
+            snapshot.get(CLAIMS_PATH).unwrap_or_default(),
+            opts.now.as_millisecond(),
+        )
+    });
     trace("parse", t);
-    compile_parsed(snapshot, parsed, opts)
+    let inc = Incremental {
+        related_scope: same_graph.then_some(&misses),
+        digest: recorded.map(|_| (cache, &misses)),
+    };
+    compile_inner(snapshot, parsed, opts, inc)
+}
+
+/// What [`compile_cached`] found it can skip.
+#[derive(Default, Clone, Copy)]
+struct Incremental<'a> {
+    /// Recompute the Related blocks of these pages only (the others are current).
+    related_scope: Option<&'a HashSet<String>>,
+    /// Reuse the digest objects and claim lines of the cached pages not in the set (the cached
+    /// compile's files are on disk and the clock is inside its window).
+    digest: Option<(&'a ParseCache, &'a HashSet<String>)>,
+}
+
+/// The parse-cache label of a compile: the Related rendering it recorded (first field), then
+/// what [`crate::reuse::Recorded`] keeps.
+fn related_label(mode: RenderMode, backlinks: bool) -> String {
+    if backlinks {
+        format!("related={}", mode.as_str())
+    } else {
+        "related=off".to_string()
+    }
+}
+
+/// Whether the non-report pages of `parsed` are exactly the cached pages with the same graph
+/// fields (`misses`: the pages parsed from bytes, compared with their cached version).
+fn graph_unchanged(parsed: &VaultPages, misses: &HashSet<String>, cache: &ParseCache) -> bool {
+    let candidates: Vec<&Page> = parsed
+        .pages
+        .iter()
+        .filter(|p| p.kind != wiki_parse::PageKind::Report)
+        .collect();
+    if candidates.len() != cache.len() || candidates.iter().any(|p| !cache.contains(&p.path)) {
+        return false;
+    }
+    candidates
+        .iter()
+        .filter(|p| misses.contains(&p.path))
+        .all(|p| {
+            cache
+                .get_any(&p.path)
+                .is_some_and(|old| same_graph(&old, &p.info))
+        })
+}
+
+/// The fields of a page Related blocks are computed from.
+fn same_graph(a: &PageInfo, b: &PageInfo) -> bool {
+    a.path == b.path
+        && a.kind == b.kind
+        && a.title == b.title
+        && a.summary.id == b.summary.id
+        && a.summary.source_ids == b.summary.source_ids
+        && a.links.len() == b.links.len()
+        && a.links
+            .iter()
+            .zip(&b.links)
+            .all(|(x, y)| x.target == y.target && x.kind == y.kind && x.resolved == y.resolved)
 }
 
 /// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
@@ -117,8 +201,14 @@ pub fn save_parse_cache(
     vault_dir: &std::path::Path,
     result: &CompileResult,
 ) -> std::io::Result<()> {
+    let mut label = related_label(result.render_mode, result.backlinks);
+    if let Some(r) = result.recorded {
+        label.push(';');
+        label.push_str(&r.to_label());
+    }
     wiki_parse::pagecache::save(
         vault_dir,
+        &label,
         result
             .pages
             .iter()
@@ -133,6 +223,17 @@ pub fn compile_parsed(
     parsed: VaultPages,
     opts: &CompileOptions,
 ) -> CompileResult {
+    compile_inner(snapshot, parsed, opts, Incremental::default())
+}
+
+/// The compile, skipping what `inc` says is current (see [`compile_cached`]).
+fn compile_inner(
+    snapshot: &Snapshot,
+    parsed: VaultPages,
+    opts: &CompileOptions,
+    inc: Incremental<'_>,
+) -> CompileResult {
+    let related_scope = inc.related_scope;
     let now_ms = opts.now.as_millisecond();
     let now_iso = wiki_cli::iso_millis(opts.now);
     let render_mode = opts
@@ -160,6 +261,7 @@ pub fn compile_parsed(
             }
             order
                 .par_iter()
+                .filter(|info| related_scope.is_none_or(|only| only.contains(&info.path)))
                 .filter_map(|info| {
                     let i = *position.get(info.path.as_str())?;
                     let page = &parsed_pages[i];
@@ -247,10 +349,35 @@ pub fn compile_parsed(
 
     t = trace("order", t);
     // 4. Digest and claims.
-    let (agent, claims) = rayon::join(
-        || digest::agent_digest(&order, &counts, &errors, now_ms),
-        || digest::claims_jsonl(&order, now_ms),
-    );
+    let reused = inc.digest.and_then(|(cache, misses)| {
+        reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)
+    });
+    if tracing() {
+        wiki_cli::warn(
+            "trace",
+            &format!(
+                "compile related scope {}, digest reused {}",
+                related_scope.map_or("all".to_string(), |s| s.len().to_string()),
+                reused.is_some()
+            ),
+        );
+    }
+    let (agent, claims) = reused.unwrap_or_else(|| {
+        rayon::join(
+            || digest::agent_digest(&order, &counts, &errors, now_ms),
+            || digest::claims_jsonl(&order, now_ms),
+        )
+    });
+    // Recorded for the next compile (when reports carry no claims: their old lines could not be
+    // found again, they are not in the parse cache).
+    let recorded = order
+        .iter()
+        .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
+        .then(|| crate::reuse::Recorded {
+            digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
+            claims: wiki_parse::pagecache::checksum(claims.as_bytes()),
+            window: crate::cache::validity_of(order.iter().copied(), now_ms),
+        });
     for (path, text) in [
         (wiki_parse::layout::AGENT_DIGEST_PATH, agent),
         (wiki_parse::layout::CLAIMS_PATH, claims),
@@ -291,13 +418,19 @@ pub fn compile_parsed(
         page_counts: counts,
         claim_count,
         render_mode,
+        backlinks: opts.backlinks,
         layouts,
+        recorded,
     }
+}
+
+fn tracing() -> bool {
+    std::env::var_os("WIKI_COMPILE_TRACE").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `WIKI_COMPILE_TRACE=1`: phase timings on stderr.
 fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
-    if std::env::var_os("WIKI_COMPILE_TRACE").is_some_and(|v| !v.is_empty() && v != "0") {
+    if tracing() {
         wiki_cli::warn(
             "trace",
             &format!(
@@ -307,6 +440,61 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
         );
     }
     std::time::Instant::now()
+}
+
+/// `agent-digest.json` and `claims.jsonl` from the files of the last compile: unchanged cached
+/// pages keep their digest object and claim lines, the others are rendered (see
+/// [`crate::reuse`]). `None` when the old files do not have the expected shape.
+fn reuse_digest(
+    snapshot: &Snapshot,
+    order: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    cache: &ParseCache,
+    misses: &HashSet<String>,
+) -> Option<(String, String)> {
+    use wiki_parse::PageKind;
+    let old_digest = std::str::from_utf8(snapshot.get(AGENT_DIGEST_PATH)?).ok()?;
+    let old_claims = std::str::from_utf8(snapshot.get(CLAIMS_PATH)?).ok()?;
+    if order
+        .iter()
+        .any(|p| p.kind == PageKind::Report && !p.summary.claims.is_empty())
+    {
+        return None;
+    }
+    let is_hit = |p: &PageInfo| {
+        p.kind != PageKind::Report && !misses.contains(&p.path) && cache.contains(&p.path)
+    };
+    let kept: HashSet<&str> = order
+        .iter()
+        .filter(|p| is_hit(p))
+        .map(|p| p.path.as_str())
+        .collect();
+    let (chunks, claims) = rayon::join(
+        || crate::reuse::page_chunks(old_digest),
+        || {
+            let mut remove = Vec::new();
+            for path in cache.paths().filter(|p| !kept.contains(p)) {
+                let old = cache.get_any(path)?;
+                remove.extend(digest::claim_lines(&[&old], now_ms));
+            }
+            let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
+            crate::reuse::splice_lines(old_claims, &remove, digest::claim_lines(&changed, now_ms))
+        },
+    );
+    let (chunks, claims) = (chunks?, claims?);
+    if kept.iter().any(|p| !chunks.contains_key(*p)) {
+        return None;
+    }
+    let agent = digest::agent_digest_reusing(order, counts, errors, now_ms, |p| {
+        if is_hit(p) {
+            chunks.get(&p.path).copied()
+        } else {
+            None
+        }
+    });
+    Some((agent, claims))
 }
 
 fn yaml_str(s: &str) -> Yaml {

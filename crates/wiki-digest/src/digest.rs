@@ -47,6 +47,18 @@ pub fn agent_digest(
     errors: &[PageError],
     now_ms: i64,
 ) -> String {
+    agent_digest_reusing(pages, counts, errors, now_ms, |_| None)
+}
+
+/// [`agent_digest`], taking a page's object text from `reuse` when it returns one (the object
+/// as an earlier [`agent_digest`] wrote it for the same page and freshness levels).
+pub fn agent_digest_reusing<'a>(
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    reuse: impl Fn(&PageInfo) -> Option<&'a str>,
+) -> String {
     let mut head = Map::new();
     head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
@@ -73,7 +85,10 @@ pub fn agent_digest(
         out.push('[');
         for (i, p) in by_path.iter().enumerate() {
             out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-            json::write_pretty_at(&digest_page(p, now_ms), 2, &mut out);
+            match reuse(p) {
+                Some(chunk) => out.push_str(chunk),
+                None => json::write_pretty_at(&digest_page(p, now_ms), 2, &mut out),
+            }
         }
         out.push_str("\n  ]");
     }

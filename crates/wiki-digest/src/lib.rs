@@ -53,6 +53,7 @@ pub mod json;
 pub mod pages;
 pub mod related;
 pub mod reports;
+pub mod reuse;
 pub mod snapshot;
 
 pub use compile::{

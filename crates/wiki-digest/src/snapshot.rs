@@ -301,52 +301,66 @@ impl Snapshot {
     /// `syntheses`, `reports`, each by path). Read problems come first in `errors`, then parse
     /// failures in scan order.
     pub fn parse(&self) -> VaultPages {
-        self.parse_inner(true, None)
+        self.parse_inner(true, None).0
     }
 
     /// [`Snapshot::parse`] without keeping the raw frontmatter mapping of non-report pages
     /// (compile needs it only for dashboards; the YAML trees are most of a vault's memory).
     pub fn parse_for_compile(&self) -> VaultPages {
-        self.parse_inner(false, None)
+        self.parse_inner(false, None).0
     }
 
     /// [`Snapshot::parse_for_compile`] reusing the pages of `cache` whose path and blob id match
-    /// (report pages are always parsed: dashboards need their frontmatter).
-    pub fn parse_for_compile_cached(&self, cache: &ParseCache) -> VaultPages {
+    /// (report pages are always parsed: dashboards need their frontmatter). Also returns the
+    /// paths of the non-report pages that were not found in the cache (parsed from their bytes).
+    pub fn parse_for_compile_cached(&self, cache: &ParseCache) -> (VaultPages, HashSet<String>) {
         self.parse_inner(false, Some(cache))
     }
 
-    fn parse_inner(&self, keep_frontmatter: bool, cache: Option<&ParseCache>) -> VaultPages {
+    fn parse_inner(
+        &self,
+        keep_frontmatter: bool,
+        cache: Option<&ParseCache>,
+    ) -> (VaultPages, HashSet<String>) {
         let mut paths: Vec<&str> = self.page_paths().collect();
         paths.sort_by_key(|p| {
             PageKind::from_path(p)
                 .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
                 .unwrap_or(0)
         });
-        let results: Vec<Result<Page, PageError>> = paths
+        let results: Vec<(Result<Page, PageError>, bool)> = paths
             .par_iter()
             .map(|p| {
                 let bytes = self.get(p).unwrap_or_default();
-                let mut page = match cache {
+                let (parsed, hit) = match cache {
                     Some(c) if PageKind::from_path(p) != Some(PageKind::Report) => {
-                        c.parse(p, bytes)?
+                        c.parse_hit(p, bytes)
                     }
-                    _ => wiki_parse::parse_page(p, bytes)?,
+                    _ => (wiki_parse::parse_page(p, bytes), false),
                 };
-                if !keep_frontmatter && page.kind != PageKind::Report {
-                    page.frontmatter = yaml_serde::Mapping::new();
-                }
-                Ok(page)
+                let parsed = parsed.map(|mut page| {
+                    if !keep_frontmatter && page.kind != PageKind::Report {
+                        page.frontmatter = yaml_serde::Mapping::new();
+                    }
+                    page
+                });
+                (parsed, hit)
             })
             .collect();
         let mut out = VaultPages::default();
+        let mut misses = HashSet::new();
         out.errors.extend(self.problems.iter().cloned());
-        for r in results {
+        for (r, hit) in results {
             match r {
-                Ok(p) => out.pages.push(p),
+                Ok(p) => {
+                    if !hit && p.kind != PageKind::Report {
+                        misses.insert(p.path.clone());
+                    }
+                    out.pages.push(p)
+                }
                 Err(e) => out.errors.push(e),
             }
         }
-        out
+        (out, misses)
     }
 }

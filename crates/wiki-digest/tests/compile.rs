@@ -373,20 +373,34 @@ fn links_inside_code_and_external_links_are_not_backlinks() {
     );
 }
 
-/// The parse cache (`.openclaw-wiki/tmp/parse-cache.bin`) only skips parsing: after edits, a
-/// compile that reuses it writes exactly the bytes of a compile without it; a damaged cache is
-/// ignored.
+/// The parse cache (`.openclaw-wiki/tmp/parse-cache.bin`) only skips work (parsing, Related
+/// blocks of pages whose link graph is unchanged, digest objects and claim lines of unchanged
+/// pages): after edits that keep the link graph (a question, a hand-edited Related block), edits
+/// that change it (a new page) and a deletion, a compile that reuses it writes exactly the bytes
+/// of a compile without it; a damaged cache is ignored.
 #[test]
 fn parse_cache_gives_the_same_result_as_a_full_parse() {
     let cached = rich_vault("native");
     compile(&cached, &[]).expect_code(0);
     assert!(cached.exists(".openclaw-wiki/tmp/parse-cache.bin"));
-    let edit = |v: &wiki_testkit::Vault| {
+    let fresh = rich_vault("native");
+    compile(&fresh, &[]).expect_code(0);
+    let same_graph = |v: &wiki_testkit::Vault| {
         let text = v.read("entities/carol.md").replace(
             "questions: Is Carol still on the release rotation?",
             "questions: Is Carol on call?",
         );
         v.write("entities/carol.md", text);
+        let alpha = v.read("entities/alpha.md");
+        let start = alpha.find("<!-- openclaw:wiki:related:start -->").unwrap();
+        let mut edited = alpha.clone();
+        edited.insert_str(
+            start + "<!-- openclaw:wiki:related:start -->\n".len(),
+            "- [Hand](x.md)\n",
+        );
+        v.write("entities/alpha.md", edited);
+    };
+    let new_page = |v: &wiki_testkit::Vault| {
         v.write(
             "concepts/new-idea.md",
             page(
@@ -399,25 +413,32 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
             ),
         );
     };
-    edit(&cached);
-    compile(&cached, &["--force"]).expect_code(0);
-
-    let fresh = rich_vault("native");
-    compile(&fresh, &[]).expect_code(0);
-    edit(&fresh);
-    std::fs::remove_file(fresh.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
-    compile(&fresh, &["--force"]).expect_code(0);
-    assert_eq!(
-        cached.git(&["rev-parse", "HEAD^{tree}"]),
-        fresh.git(&["rev-parse", "HEAD^{tree}"]),
-        "same tree with and without the parse cache"
-    );
-    for f in [
-        ".openclaw-wiki/cache/agent-digest.json",
-        ".openclaw-wiki/cache/claims.jsonl",
+    let delete_page = |v: &wiki_testkit::Vault| {
+        std::fs::remove_file(v.path("entities/carol.md")).unwrap();
+    };
+    for step in [
+        &same_graph as &dyn Fn(&wiki_testkit::Vault),
+        &new_page,
+        &delete_page,
     ] {
-        assert_same(f, &bytes(&cached, f), &bytes(&fresh, f));
+        step(&cached);
+        compile(&cached, &[]).expect_code(0);
+        step(&fresh);
+        std::fs::remove_file(fresh.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
+        compile(&fresh, &["--force"]).expect_code(0);
+        assert_eq!(
+            cached.git(&["rev-parse", "HEAD^{tree}"]),
+            fresh.git(&["rev-parse", "HEAD^{tree}"]),
+            "same tree with and without the parse cache"
+        );
+        for f in [
+            ".openclaw-wiki/cache/agent-digest.json",
+            ".openclaw-wiki/cache/claims.jsonl",
+        ] {
+            assert_same(f, &bytes(&cached, f), &bytes(&fresh, f));
+        }
     }
+    assert!(!cached.read("entities/alpha.md").contains("[Hand](x.md)"));
 
     // A damaged cache file is ignored: the next compile parses everything and is current.
     let path = cached.path(".openclaw-wiki/tmp/parse-cache.bin");

@@ -12,12 +12,12 @@
 //!
 //! # File format
 //!
-//! `WIKIPC` + format byte, the tool version (length-prefixed), the number of entries, then per
-//! entry: path, blob id (20 raw bytes), payload length and payload (the encoded page), and at the
-//! end a 64-bit checksum of everything before it. Integers are LEB128 varints, strings are
-//! length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated, fails the
-//! checksum, comes from another tool version or does not decode is ignored as a whole (every page
-//! is parsed again), so a damaged cache can cost time but never change a result. Writes go to a
+//! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
+//! entries, then per entry: path, blob id (20 raw bytes), payload length and payload (the encoded
+//! page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
+//! strings are length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated,
+//! fails the checksum, comes from another tool version or does not decode is ignored as a whole
+//! (every page is parsed again), so a damaged cache can cost time but never change a result. Writes go to a
 //! temporary file renamed into place, so readers never see a partial file.
 
 use std::collections::HashMap;
@@ -60,6 +60,8 @@ impl TextLayout {
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
 #[derive(Debug, Default)]
 pub struct ParseCache {
+    /// Caller's label of the run that wrote the cache (see [`save`]).
+    label: String,
     buf: Vec<u8>,
     /// path → (blob id, payload range)
     entries: HashMap<String, ([u8; 20], usize, usize)>,
@@ -91,6 +93,7 @@ impl ParseCache {
         if r.bytes(MAGIC.len()).ok()? != MAGIC || r.string().ok()? != tool_id() {
             return None;
         }
+        let label = r.string().ok()?;
         let n = r.len().ok()?;
         let mut entries = HashMap::with_capacity(n.min(1 << 20));
         for _ in 0..n {
@@ -104,7 +107,11 @@ impl ParseCache {
         if r.pos != body.len() {
             return None;
         }
-        Some(ParseCache { buf, entries })
+        Some(ParseCache {
+            label,
+            buf,
+            entries,
+        })
     }
 
     /// Number of cached pages.
@@ -115,6 +122,29 @@ impl ParseCache {
     /// Whether the cache holds no page.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The label [`save`] was given (empty for an empty cache).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Whether a page at `path` is cached (whatever its blob id).
+    pub fn contains(&self, path: &str) -> bool {
+        self.entries.contains_key(path)
+    }
+
+    /// Cached page paths (any order).
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// The cached page at `path`, whatever the current bytes are (the version the cache saw).
+    pub fn get_any(&self, path: &str) -> Option<PageInfo> {
+        let (_, start, end) = self.entries.get(path)?;
+        let mut r = Reader::new(self.buf.get(*start..*end)?);
+        let (info, _) = decode_entry(&mut r).ok()?;
+        (info.path == path && r.pos == r.buf.len()).then_some(info)
     }
 
     /// The cached page at `path` if its blob id is `blob_id` (hex).
@@ -132,25 +162,36 @@ impl ParseCache {
     /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id
     /// match. A cached page has an empty frontmatter mapping (see the module docs).
     pub fn parse(&self, path: &str, bytes: &[u8]) -> Result<Page, PageError> {
+        self.parse_hit(path, bytes).0
+    }
+
+    /// [`ParseCache::parse`], also telling whether the cache was used (`true`: a hit).
+    pub fn parse_hit(&self, path: &str, bytes: &[u8]) -> (Result<Page, PageError>, bool) {
         if !self.entries.contains_key(path) {
-            return parse_page(path, bytes);
+            return (parse_page(path, bytes), false);
         }
         let blob_id = git_blob_id(bytes);
         match (self.get(path, &blob_id), std::str::from_utf8(bytes)) {
-            (Some((info, layout)), Ok(text)) if layout.body_offset <= text.len() => Ok(Page {
-                info,
-                frontmatter: yaml_serde::Mapping::new(),
-                has_frontmatter: layout.has_frontmatter,
-                text: text.to_string(),
-                body_offset: layout.body_offset,
-            }),
-            _ => parse_page(path, bytes),
+            (Some((info, layout)), Ok(text)) if layout.body_offset <= text.len() => (
+                Ok(Page {
+                    info,
+                    frontmatter: yaml_serde::Mapping::new(),
+                    has_frontmatter: layout.has_frontmatter,
+                    text: text.to_string(),
+                    body_offset: layout.body_offset,
+                }),
+                true,
+            ),
+            _ => (parse_page(path, bytes), false),
         }
     }
 }
 
-/// Encode `pages` as a cache file.
-pub fn encode<'a>(pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>) -> Vec<u8> {
+/// Encode `pages` as a cache file with the caller's `label` (e.g. the options of the run).
+pub fn encode<'a>(
+    label: &str,
+    pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
+) -> Vec<u8> {
     let pages: Vec<(&PageInfo, TextLayout)> = pages
         .into_iter()
         .filter(|(p, _)| hex_to_raw(&p.blob_id).is_some())
@@ -158,6 +199,7 @@ pub fn encode<'a>(pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>) -
     let mut w = Writer(Vec::with_capacity(pages.len() * 1024 + 64));
     w.0.extend_from_slice(MAGIC);
     w.str(&tool_id());
+    w.str(label);
     w.len(pages.len());
     let mut payload = Writer(Vec::with_capacity(4096));
     for (info, layout) in pages {
@@ -174,12 +216,14 @@ pub fn encode<'a>(pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>) -
 }
 
 /// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
-/// `.openclaw-wiki/tmp/` with a `.gitignore` of `*` when missing).
+/// `.openclaw-wiki/tmp/` with a `.gitignore` of `*` when missing). `label` is kept for the next
+/// reader ([`ParseCache::label`]).
 pub fn save<'a>(
     vault_dir: &Path,
+    label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
 ) -> std::io::Result<()> {
-    let bytes = encode(pages);
+    let bytes = encode(label, pages);
     let path = vault_dir.join(CACHE_PATH);
     let dir = path.parent().unwrap_or(vault_dir);
     std::fs::create_dir_all(dir)?;
@@ -216,7 +260,7 @@ fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
 }
 
 /// A 64-bit checksum (word-at-a-time multiply/rotate mix; detects damage, not tampering).
-fn checksum(bytes: &[u8]) -> u64 {
+pub fn checksum(bytes: &[u8]) -> u64 {
     const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h: u64 = 0x2545_F491_4F6C_DD1D ^ (bytes.len() as u64);
     let mut words = bytes.chunks_exact(8);
@@ -759,8 +803,13 @@ mod tests {
     fn round_trip_keeps_every_field() {
         let page = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
         assert!(page.info.summary.person_card.is_some() && page.info.links.len() == 2);
-        let bytes = encode([(&page.info, TextLayout::of(&page))]);
+        let bytes = encode("native", [(&page.info, TextLayout::of(&page))]);
         let cache = ParseCache::from_bytes(bytes).unwrap();
+        assert_eq!(cache.label(), "native");
+        assert_eq!(
+            cache.get_any("entities/alpha.md").as_ref(),
+            Some(&page.info)
+        );
         let (info, layout) = cache.get("entities/alpha.md", &page.info.blob_id).unwrap();
         assert_eq!(info, page.info);
         assert_eq!(layout, TextLayout::of(&page));
@@ -773,7 +822,7 @@ mod tests {
     #[test]
     fn misses_on_other_bytes_path_or_damage() {
         let page = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
-        let bytes = encode([(&page.info, TextLayout::of(&page))]);
+        let bytes = encode("", [(&page.info, TextLayout::of(&page))]);
         let cache = ParseCache::from_bytes(bytes.clone()).unwrap();
         assert!(cache.get("entities/other.md", &page.info.blob_id).is_none());
         let edited = RICH.replace("Alpha ships.", "Alpha sails.");

@@ -1,0 +1,172 @@
+//! Reusing the last compile's `agent-digest.json` and `claims.jsonl` for unchanged pages.
+//!
+//! Both files are a function of the parsed pages and of the freshness levels at `now`; a page
+//! contributes one object to the digest's `pages` array (by path) and its claims' lines to
+//! `claims.jsonl` (all lines sorted). When
+//!
+//! * the two files on disk are exactly those the last compile produced (checksums recorded in
+//!   the parse cache's label, see [`Recorded`]),
+//! * `now` is inside the clock window of that compile (no freshness level changed), and
+//! * a page's parsed form is the one the cache recorded (same path and blob id),
+//!
+//! that page's digest object is copied from the old file, and its claim lines stay where they
+//! are. Only the other pages (edited, new, removed, and the dashboards, which are always
+//! re-rendered) are serialised: their old lines (rendered from the cached old version) are
+//! removed and their new lines merged in sorted order. The digest header (counts, claim
+//! health, contradiction clusters, errors) is always recomputed. The bytes are exactly those of
+//! a full compile (tested against it).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use wiki_parse::health::locale_cmp;
+
+/// What the last compile recorded about the files it wrote (kept in the parse cache's label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// Checksum of `agent-digest.json`.
+    pub digest: u64,
+    /// Checksum of `claims.jsonl`.
+    pub claims: u64,
+    /// Clock window `[from, until)` (ms) in which no freshness level changes.
+    pub window: (i64, i64),
+}
+
+impl Recorded {
+    /// As label fields (`digest=…;claims=…;window=…,…`).
+    pub fn to_label(self) -> String {
+        format!(
+            "digest={:016x};claims={:016x};window={},{}",
+            self.digest, self.claims, self.window.0, self.window.1
+        )
+    }
+
+    /// Read the fields back from a label (`None` when absent or malformed).
+    pub fn from_label(label: &str) -> Option<Recorded> {
+        let field = |name: &str| {
+            label
+                .split(';')
+                .find_map(|f| f.strip_prefix(name)?.strip_prefix('='))
+        };
+        let (from, until) = field("window")?.split_once(',')?;
+        Some(Recorded {
+            digest: u64::from_str_radix(field("digest")?, 16).ok()?,
+            claims: u64::from_str_radix(field("claims")?, 16).ok()?,
+            window: (from.parse().ok()?, until.parse().ok()?),
+        })
+    }
+
+    /// Whether `digest` and `claims` are the recorded files and `now_ms` is inside the window.
+    pub fn matches(&self, digest: &[u8], claims: &[u8], now_ms: i64) -> bool {
+        self.window.0 <= now_ms
+            && now_ms < self.window.1
+            && wiki_parse::pagecache::checksum(digest) == self.digest
+            && wiki_parse::pagecache::checksum(claims) == self.claims
+    }
+}
+
+/// The page objects of a digest written by compile, by page path: the text from the object's
+/// `{` to its closing `}` (indented as in the file). `None` when the text does not have the
+/// shape compile writes.
+pub fn page_chunks(digest: &str) -> Option<HashMap<String, &str>> {
+    const OPEN: &str = ",\n  \"pages\": [\n";
+    let start = digest.find(OPEN)? + OPEN.len();
+    let mut out = HashMap::new();
+    let mut pos = start;
+    let mut chunk_start: Option<usize> = None;
+    let mut path: Option<String> = None;
+    for line in digest[start..].split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        match body {
+            "    {" => {
+                chunk_start = Some(pos + 4);
+                path = None;
+            }
+            "    }" | "    }," => {
+                let from = chunk_start.take()?;
+                out.insert(path.take()?, &digest[from..pos + 5]);
+            }
+            "  ]" => return Some(out),
+            _ => {
+                if let Some(v) = body.strip_prefix("      \"path\": ") {
+                    let v = v.strip_suffix(',').unwrap_or(v);
+                    path = Some(serde_json::from_str::<String>(v).ok()?);
+                }
+            }
+        }
+        pos += line.len();
+    }
+    None
+}
+
+/// `claims.jsonl` with the lines of `remove` taken out and those of `add` merged in, sorted as
+/// compile sorts them ([`locale_cmp`]). `None` when a line to remove is not in `old`.
+pub fn splice_lines(old: &str, remove: &[String], mut add: Vec<String>) -> Option<String> {
+    let body = old.strip_suffix('\n')?;
+    let lines: Vec<&str> = if body.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n').collect()
+    };
+    let mut gone = vec![false; lines.len()];
+    for r in remove {
+        let at = lines.partition_point(|l| locale_cmp(l, r) == Ordering::Less);
+        let i = (at..lines.len())
+            .take_while(|&i| lines[i] == r.as_str())
+            .find(|&i| !gone[i])?;
+        gone[i] = true;
+    }
+    add.sort_by(|a, b| locale_cmp(a, b));
+    let mut out = String::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
+    let mut first = true;
+    let mut push = |line: &str| {
+        if !first {
+            out.push('\n');
+        }
+        first = false;
+        out.push_str(line);
+    };
+    let mut new = add.iter().peekable();
+    for (line, _) in lines.iter().zip(&gone).filter(|(_, g)| !**g) {
+        while let Some(n) = new.next_if(|n| locale_cmp(n, line) == Ordering::Less) {
+            push(n);
+        }
+        push(line);
+    }
+    for n in new {
+        push(n);
+    }
+    out.push('\n');
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_keeps_sorted_order() {
+        let old = "a\nc\nc\ne\n";
+        let got = splice_lines(old, &["c".into()], vec!["d".into(), "b".into()]).unwrap();
+        assert_eq!(got, "a\nb\nc\nd\ne\n");
+        assert_eq!(splice_lines("\n", &[], vec![]).unwrap(), "\n");
+        assert_eq!(
+            splice_lines("a\n", &["a".into()], vec![]).unwrap(),
+            "\n",
+            "no claims left: a single newline, as compile writes it"
+        );
+        assert!(splice_lines(old, &["z".into()], vec![]).is_none());
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        let r = Recorded {
+            digest: 7,
+            claims: u64::MAX,
+            window: (i64::MIN, 5),
+        };
+        let label = format!("related=native;{}", r.to_label());
+        assert_eq!(Recorded::from_label(&label), Some(r));
+        assert_eq!(Recorded::from_label("related=native"), None);
+    }
+}
