@@ -340,7 +340,12 @@ fn compile_inner(
         let mut idx: Vec<usize> = (0..parsed_pages.len()).collect();
         let info = |i: &usize| &parsed_pages[*i].info;
         idx.sort_by(|a, b| crate::pages::scan_cmp(info(a), info(b)));
-        idx.sort_by(|a, b| wiki_parse::health::locale_cmp(&info(a).title, &info(b).title));
+        let mut titled: Vec<(usize, &str)> = idx
+            .iter()
+            .map(|&i| (i, parsed_pages[i].info.title.as_str()))
+            .collect();
+        wiki_parse::health::sort_by_locale(&mut titled, |t| t.1);
+        let idx: Vec<usize> = titled.into_iter().map(|t| t.0).collect();
         idx
     };
     let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();

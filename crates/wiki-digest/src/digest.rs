@@ -73,7 +73,7 @@ pub fn agent_digest_reusing<'a>(
         head.insert("frontmatterErrors".into(), Value::Array(errs));
     }
     let mut by_path: Vec<&PageInfo> = pages.to_vec();
-    by_path.sort_by(|a, b| locale_cmp(&a.path, &b.path));
+    wiki_parse::health::sort_by_locale(&mut by_path, |p| &p.path);
     // Write the pages one at a time (a JSON tree of the whole digest would cost hundreds of MB
     // on large vaults); the bytes are those of `JSON.stringify(digest, null, 2)`.
     let mut out = json::to_pretty(&Value::Object(head));
@@ -282,7 +282,7 @@ pub fn claim_lines(pages: &[&PageInfo], now_ms: i64) -> Vec<String> {
             lines.push(json::to_compact(&Value::Object(m)));
         }
     }
-    lines.sort_by(|a, b| locale_cmp(a, b));
+    wiki_parse::health::sort_by_locale(&mut lines, |l| l);
     lines
 }
 

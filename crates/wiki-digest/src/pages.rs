@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
-use wiki_parse::health::locale_cmp;
+use wiki_parse::health::{locale_cmp, sort_by_locale};
 use wiki_parse::layout::RenderMode;
 use wiki_parse::links::format_link;
 use wiki_parse::{PageInfo, PageKind};
@@ -30,7 +30,7 @@ fn group_index(kind: PageKind) -> usize {
 pub fn title_order<'a>(pages: impl IntoIterator<Item = &'a PageInfo>) -> Vec<&'a PageInfo> {
     let mut v: Vec<&PageInfo> = pages.into_iter().collect();
     v.sort_by(|a, b| scan_cmp(a, b));
-    v.sort_by(|a, b| locale_cmp(&a.title, &b.title));
+    sort_by_locale(&mut v, |p| &p.title);
     v
 }
 

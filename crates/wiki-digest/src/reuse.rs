@@ -116,7 +116,7 @@ pub fn splice_lines(old: &str, remove: &[String], mut add: Vec<String>) -> Optio
             .find(|&i| !gone[i])?;
         gone[i] = true;
     }
-    add.sort_by(|a, b| locale_cmp(a, b));
+    wiki_parse::health::sort_by_locale(&mut add, |l| l);
     let mut out = String::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
     let mut first = true;
     let mut push = |line: &str| {

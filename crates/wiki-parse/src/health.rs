@@ -57,6 +57,46 @@ pub fn locale_cmp(a: &str, b: &str) -> Ordering {
     })
 }
 
+/// Weights kept in a [`LocaleKey`].
+const KEY_WEIGHTS: usize = 16;
+
+/// A precomputed prefix of a string's primary weights (see [`locale_cmp`]): comparing two keys
+/// decides most comparisons without walking the strings again; equal keys fall back to
+/// [`locale_cmp`]. Shorter strings are padded with weight 0, which no real character outweighs,
+/// so "a prefix sorts first" is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LocaleKey([u32; KEY_WEIGHTS]);
+
+impl LocaleKey {
+    /// The key of `s`.
+    pub fn of(s: &str) -> LocaleKey {
+        let mut k = [0u32; KEY_WEIGHTS];
+        for (slot, w) in k
+            .iter_mut()
+            .zip(s.chars().flat_map(char::to_lowercase).map(primary_weight))
+        {
+            *slot = w;
+        }
+        LocaleKey(k)
+    }
+}
+
+/// Sort `items` stably by [`locale_cmp`] of `text(item)`, exactly like
+/// `items.sort_by(|a, b| locale_cmp(text(a), text(b)))`, computing each string's weights once.
+pub fn sort_by_locale<T>(items: &mut Vec<T>, text: impl Fn(&T) -> &str) {
+    let mut keyed: Vec<(LocaleKey, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (LocaleKey::of(text(t)), i))
+        .collect();
+    keyed.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| locale_cmp(text(&items[a.1]), text(&items[b.1])))
+    });
+    let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
+    items.extend(keyed.into_iter().filter_map(|(_, i)| slots[i].take()));
+}
+
 /// CLDR root order of the printable ASCII characters other than letters and digits.
 const ASCII_ORDER: &[u8] = b" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
 
@@ -298,6 +338,41 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sort_by_locale_is_sort_by_locale_cmp() {
+        let words = [
+            "alpha",
+            "Alpha",
+            "alphabet",
+            "alpha beta",
+            "alpha-beta",
+            "Ärger",
+            "zeta",
+            "",
+            "a",
+            "A",
+            "éclair",
+            "eclair",
+            "東京",
+            "x1",
+            "x10",
+            "x2",
+            "same prefix for sixteen+ one",
+            "same prefix for sixteen+ two",
+            "same prefix for sixteen+ One",
+            "İstanbul",
+            "istanbul",
+            "a\u{1}",
+            "a\u{0}",
+            "a",
+        ];
+        let mut want: Vec<&str> = words.to_vec();
+        want.sort_by(|a, b| super::locale_cmp(a, b));
+        let mut got: Vec<&str> = words.to_vec();
+        super::sort_by_locale(&mut got, |s| s);
+        assert_eq!(got, want);
+    }
+
     use super::*;
     use crate::page::parse_page;
 

@@ -146,11 +146,20 @@ impl Page {
 
 /// Git blob id (SHA-1 of `blob <len>\0<bytes>`), lowercase hex.
 pub fn git_blob_id(bytes: &[u8]) -> String {
-    let mut h = sha1_smol::Sha1::new();
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    h.digest().to_string()
+    let digest = h.finalize();
+    let mut hex = String::with_capacity(40);
+    for b in digest {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    hex
 }
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1
