@@ -606,3 +606,50 @@ fn tracked_caches_of_older_vaults_leave_git_with_the_first_commit() {
     assert_eq!(v.status(), "");
     v.git(&["fsck", "--strict", "--no-dangling"]);
 }
+
+/// After any operation, the files are exactly what a full compile without any cache writes:
+/// the incremental compile (parse cache, Related scope, reused digest objects and claim lines,
+/// skipped dashboards) never leaves a committed or derived file stale.
+#[test]
+fn every_operation_leaves_the_vault_as_a_full_compile_would() {
+    let v = vault();
+    let ops = [
+        r#"{"op":"add_question","page":"entity.alpha","question":"Who rotates the keys?"}"#,
+        r#"{"op":"add_claim","page":"entity.alpha","claimId":"claim.alpha.cache","text":"Alpha caches in Redis.","confidence":0.3}"#,
+        r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested","confidence":0.4}"#,
+        r#"{"op":"add_evidence","claimId":"claim.alpha.cache","evidence":{"kind":"file","sourceId":"source.alpha","lines":"3-4","privacyTier":"private"}}"#,
+        r#"{"op":"add_relationship","page":"entity.alpha","targetId":"source.alpha","targetTitle":"Alpha Source","kind":"documented-by","privacyTier":"team"}"#,
+        r#"{"op":"supersede_claim","claimId":"claim.alpha.cache","newClaimId":"claim.alpha.cache2","text":"Alpha caches in Valkey.","confidence":0.7}"#,
+        r#"{"op":"add_contradiction","page":"entity.alpha","contradiction":"Redis or Valkey?"}"#,
+        r#"{"op":"resolve_question","page":"entity.alpha","question":"Who owns the backup policy?"}"#,
+        r#"{"op":"update_metadata","lookup":"entity.alpha","confidence":0.2,"status":"draft"}"#,
+        r#"{"op":"create_synthesis","title":"Alpha Overview","body":"Alpha in short.","sourceIds":["source.alpha"]}"#,
+        r#"{"op":"add_question","page":"synthesis.alpha-overview","question":"Is this current?"}"#,
+    ];
+    for (i, op) in ops.iter().enumerate() {
+        apply(&v, &[], &[op]).expect_code(0);
+        assert_eq!(v.status(), "", "op {i}");
+        // A full compile from scratch finds nothing to change in the committed files...
+        let _ = std::fs::remove_file(v.path(".openclaw-wiki/tmp/parse-cache.bin"));
+        let check = v.run("wiki", &["compile", "--check", "--force"]);
+        assert_eq!(check.stdout, "", "op {i} {op}: stale committed files");
+        check.expect_code(0);
+        // ...and computes the same derived caches.
+        let digest = v.run("wiki-digest", &["--digest"]);
+        digest.expect_code(0);
+        assert_eq!(
+            digest.stdout,
+            v.read(".openclaw-wiki/cache/agent-digest.json"),
+            "op {i} {op}: agent-digest.json"
+        );
+        let claims = v.run("wiki-digest", &["--claims"]);
+        claims.expect_code(0);
+        assert_eq!(
+            claims.stdout,
+            v.read(".openclaw-wiki/cache/claims.jsonl"),
+            "op {i} {op}: claims.jsonl"
+        );
+        // Put the cache back the way the next apply finds it after a normal run.
+        v.run("wiki", &["compile"]).expect_code(0);
+    }
+}

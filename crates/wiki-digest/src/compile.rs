@@ -118,6 +118,7 @@ pub fn compile_cached(
 ) -> CompileResult {
     let t = std::time::Instant::now();
     let (parsed, misses) = snapshot.parse_for_compile_cached(cache);
+    let t = trace("parse (pages)", t);
     let render_mode = opts
         .render_mode
         .or_else(|| snapshot.render_mode())
@@ -125,6 +126,7 @@ pub fn compile_cached(
     let same_graph = cache.label().split(';').next()
         == Some(related_label(render_mode, opts.backlinks).as_str())
         && graph_unchanged(&parsed, &misses, cache);
+    let t = trace("parse (graph check)", t);
     let recorded = crate::reuse::Recorded::from_label(cache.label()).filter(|r| {
         r.matches(
             snapshot.get(AGENT_DIGEST_PATH).unwrap_or_default(),
@@ -132,12 +134,65 @@ pub fn compile_cached(
             opts.now.as_millisecond(),
         )
     });
-    trace("parse", t);
+    trace("parse (recorded check)", t);
+    let dashboards = recorded
+        .filter(|r| r.reports == current_reports_checksum(snapshot, &[]))
+        .and_then(|_| dashboards_to_render(&parsed, &misses, cache));
     let inc = Incremental {
         related_scope: same_graph.then_some(&misses),
         digest: recorded.map(|_| (cache, &misses)),
+        dashboards: dashboards.as_ref(),
     };
     compile_inner(snapshot, parsed, opts, inc)
+}
+
+/// The report pages of `snapshot` with `changes` applied, as `(path, bytes)` by path, and the
+/// checksum [`crate::reuse::reports_checksum`] of them.
+fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change]) -> u64 {
+    let mut files: std::collections::BTreeMap<&str, &[u8]> = snapshot
+        .page_paths()
+        .filter(|p| wiki_parse::PageKind::from_path(p) == Some(wiki_parse::PageKind::Report))
+        .filter_map(|p| snapshot.get(p).map(|b| (p, b)))
+        .collect();
+    for c in changes {
+        if wiki_parse::PageKind::from_path(&c.path) == Some(wiki_parse::PageKind::Report) {
+            match &c.content {
+                Some(b) => files.insert(c.path.as_str(), b.as_slice()),
+                None => files.remove(c.path.as_str()),
+            };
+        }
+    }
+    crate::reuse::reports_checksum(files, snapshot.get(crate::snapshot::SOURCE_SYNC_PATH))
+}
+
+/// The dashboards whose inputs ([`reports::inputs`]) differ between the cached and the current
+/// version of an edited page; `None` (render all) when a page was added or removed.
+fn dashboards_to_render(
+    parsed: &VaultPages,
+    misses: &HashSet<String>,
+    cache: &ParseCache,
+) -> Option<HashSet<&'static str>> {
+    let current: HashSet<&str> = parsed
+        .pages
+        .iter()
+        .filter(|p| p.kind != wiki_parse::PageKind::Report)
+        .map(|p| p.path.as_str())
+        .collect();
+    if current.len() != cache.len() || cache.paths().any(|p| !current.contains(p)) {
+        return None;
+    }
+    let mut render = HashSet::new();
+    for page in parsed.pages.iter().filter(|p| misses.contains(&p.path)) {
+        let old = cache.get_any(&page.path)?;
+        for d in DASHBOARDS {
+            if !render.contains(d.name)
+                && reports::inputs(d.name, &old) != reports::inputs(d.name, &page.info)
+            {
+                render.insert(d.name);
+            }
+        }
+    }
+    Some(render)
 }
 
 /// What [`compile_cached`] found it can skip.
@@ -148,6 +203,8 @@ struct Incremental<'a> {
     /// Reuse the digest objects and claim lines of the cached pages not in the set (the cached
     /// compile's files are on disk and the clock is inside its window).
     digest: Option<(&'a ParseCache, &'a HashSet<String>)>,
+    /// Render only these dashboards (the others are current).
+    dashboards: Option<&'a HashSet<&'static str>>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -296,7 +353,12 @@ fn compile_inner(
     }
 
     // 3. Dashboards.
-    if opts.dashboards {
+    let selected: Vec<Dashboard> = DASHBOARDS
+        .iter()
+        .copied()
+        .filter(|d| inc.dashboards.is_none_or(|only| only.contains(d.name)))
+        .collect();
+    if opts.dashboards && !selected.is_empty() {
         let managed = snapshot.managed_source_paths();
         let rendered: Vec<(Dashboard, String)> = {
             let order = title_order(parsed_pages.iter().map(|p| &p.info));
@@ -306,7 +368,7 @@ fn compile_inner(
                 linker,
                 managed_sources: &managed,
             };
-            DASHBOARDS
+            selected
                 .par_iter()
                 .filter_map(|d| {
                     let path = d.path();
@@ -361,8 +423,9 @@ fn compile_inner(
         wiki_cli::warn(
             "trace",
             &format!(
-                "compile related scope {}, digest reused {}",
+                "compile related scope {}, dashboards {}, digest reused {}",
                 related_scope.map_or("all".to_string(), |s| s.len().to_string()),
+                selected.len(),
                 reused.is_some()
             ),
         );
@@ -382,6 +445,7 @@ fn compile_inner(
             digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
             claims: wiki_parse::pagecache::checksum(claims.as_bytes()),
             window: crate::cache::validity_of(order.iter().copied(), now_ms),
+            reports: current_reports_checksum(snapshot, &changes),
         });
     for (path, text) in [
         (wiki_parse::layout::AGENT_DIGEST_PATH, agent),

@@ -172,6 +172,50 @@ impl ReportInput<'_> {
     }
 }
 
+/// What dashboard `name` reads of one page, as text: two versions of a page with the same
+/// inputs (and the same clock window) contribute the same to the dashboard. Every dashboard
+/// reads a page's path, title and kind (links, order, filters); the rest is per dashboard.
+/// Used to skip dashboards an edit cannot change (see `compile_cached`). An unknown name reads
+/// everything.
+pub fn inputs(name: &str, p: &PageInfo) -> String {
+    let s = &p.summary;
+    let head = (&p.path, &p.title, p.kind);
+    match name {
+        "open-questions" => format!("{head:?}{:?}", s.questions),
+        "contradictions" => format!(
+            "{head:?}{:?}{:?}{:?}{:?}",
+            s.id, s.contradictions, s.updated_at, s.claims
+        ),
+        "low-confidence" | "claim-health" => {
+            format!("{head:?}{:?}{:?}{:?}", s.confidence, s.updated_at, s.claims)
+        }
+        "stale-pages" => format!(
+            "{head:?}{:?}{:?}{:?}{:?}{:?}",
+            p.raw_source, s.page_type, s.source_type, s.provenance_mode, s.updated_at
+        ),
+        "person-agent-directory" => format!(
+            "{head:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}",
+            s.id,
+            s.page_type,
+            s.entity_type,
+            s.canonical_id,
+            s.aliases,
+            s.best_used_for,
+            s.privacy_tier,
+            s.last_refreshed_at,
+            s.updated_at,
+            s.person_card
+        ),
+        "relationship-graph" => format!("{head:?}{:?}", s.relationships),
+        "provenance-coverage" => format!("{head:?}{:?}", s.claims),
+        "privacy-review" => format!(
+            "{head:?}{:?}{:?}{:?}{:?}",
+            s.privacy_tier, s.person_card, s.relationships, s.claims
+        ),
+        _ => format!("{p:?}"),
+    }
+}
+
 /// The generated body of dashboard `name`, `None` for an unknown name.
 pub fn report_body(name: &str, input: &ReportInput<'_>) -> Option<String> {
     let d = Dashboard::by_name(name)?;

@@ -30,14 +30,35 @@ pub struct Recorded {
     pub claims: u64,
     /// Clock window `[from, until)` (ms) in which no freshness level changes.
     pub window: (i64, i64),
+    /// Checksum of every report page and of the import sync state (see [`reports_checksum`]).
+    pub reports: u64,
+}
+
+/// Checksum of the report pages (`(path, bytes)` in path order) and of
+/// `.openclaw-wiki/source-sync.json`: equal checksums mean the dashboards on disk are those
+/// the recorded compile left.
+pub fn reports_checksum<'a>(
+    reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    source_sync: Option<&[u8]>,
+) -> u64 {
+    let mut all: Vec<u8> = Vec::new();
+    for (path, bytes) in reports {
+        all.extend_from_slice(path.as_bytes());
+        all.push(0);
+        all.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        all.extend_from_slice(bytes);
+    }
+    all.push(1);
+    all.extend_from_slice(source_sync.unwrap_or_default());
+    wiki_parse::pagecache::checksum(&all)
 }
 
 impl Recorded {
     /// As label fields (`digest=…;claims=…;window=…,…`).
     pub fn to_label(self) -> String {
         format!(
-            "digest={:016x};claims={:016x};window={},{}",
-            self.digest, self.claims, self.window.0, self.window.1
+            "digest={:016x};claims={:016x};window={},{};reports={:016x}",
+            self.digest, self.claims, self.window.0, self.window.1, self.reports
         )
     }
 
@@ -53,6 +74,7 @@ impl Recorded {
             digest: u64::from_str_radix(field("digest")?, 16).ok()?,
             claims: u64::from_str_radix(field("claims")?, 16).ok()?,
             window: (from.parse().ok()?, until.parse().ok()?),
+            reports: u64::from_str_radix(field("reports")?, 16).ok()?,
         })
     }
 
@@ -164,6 +186,7 @@ mod tests {
             digest: 7,
             claims: u64::MAX,
             window: (i64::MIN, 5),
+            reports: 9,
         };
         let label = format!("related=native;{}", r.to_label());
         assert_eq!(Recorded::from_label(&label), Some(r));
