@@ -193,6 +193,18 @@ impl Compiler for DigestCompiler {
         let now: jiff::Timestamp = now
             .parse()
             .map_err(|e| Error::Runtime(format!("bad timestamp {now}: {e}")))?;
+        let tracing =
+            std::env::var_os("WIKI_APPLY_TRACE").is_some_and(|v| !v.is_empty() && v != "0");
+        let mut t = std::time::Instant::now();
+        let mut lap = |what: &str| {
+            if tracing {
+                wiki_cli::warn(
+                    "trace",
+                    &format!("compile: {what} {:.1} ms", t.elapsed().as_secs_f64() * 1e3),
+                );
+            }
+            t = std::time::Instant::now();
+        };
         let mut snap = base.clone();
         let overlay: Vec<Change> = changes
             .iter()
@@ -208,19 +220,23 @@ impl Compiler for DigestCompiler {
             wiki_digest::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
             _ => None,
         };
+        lap("snapshot copy");
         let cache = cache_dir
             .as_deref()
             .map(wiki_parse::pagecache::ParseCache::load)
             .unwrap_or_default();
+        lap("cache load");
         let result =
             wiki_digest::compile_cached(&snap, &wiki_digest::CompileOptions::new(now), &cache);
-        drop(cache);
+        lap("compile");
         if let Some(dir) = &cache_dir
-            && let Err(e) = wiki_digest::save_parse_cache(dir, &result)
+            && let Err(e) = wiki_digest::save_parse_cache(dir, &result, &cache)
         {
             wiki_cli::warn("wiki apply", &format!("cannot write the parse cache: {e}"));
         }
-        result
+        drop(cache);
+        lap("cache save");
+        let out = result
             .changes
             .into_iter()
             .map(|c| {
@@ -230,7 +246,9 @@ impl Compiler for DigestCompiler {
                     after: c.content,
                 })
             })
-            .collect()
+            .collect();
+        lap("before");
+        out
     }
 }
 

@@ -253,10 +253,12 @@ fn same_graph(a: &PageInfo, b: &PageInfo) -> bool {
 }
 
 /// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
-/// the resulting files parses only what changed (see [`wiki_parse::pagecache`]).
+/// the resulting files parses only what changed (see [`wiki_parse::pagecache`]). `prev` is the
+/// cache the compile read (unchanged pages are copied from it).
 pub fn save_parse_cache(
     vault_dir: &std::path::Path,
     result: &CompileResult,
+    prev: &ParseCache,
 ) -> std::io::Result<()> {
     let mut label = related_label(result.render_mode, result.backlinks);
     if let Some(r) = result.recorded {
@@ -270,6 +272,7 @@ pub fn save_parse_cache(
             .pages
             .iter()
             .filter_map(|p| result.layouts.get(&p.path).map(|l| (p, *l))),
+        prev,
     )
 }
 

@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
@@ -107,7 +108,8 @@ pub fn tracks(path: &str) -> bool {
 /// The vault files compile reads and writes, in memory (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Snapshot {
-    files: BTreeMap<String, Vec<u8>>,
+    /// Shared byte buffers: cloning a snapshot (to overlay edits) copies no file content.
+    files: BTreeMap<String, Arc<[u8]>>,
     problems: Vec<PageError>,
     origin: Origin,
 }
@@ -137,7 +139,7 @@ impl Snapshot {
         for (p, b) in files {
             let p = p.into();
             if tracks(&p) {
-                s.files.insert(p, b.into());
+                s.files.insert(p, Arc::from(b.into()));
             }
         }
         s
@@ -179,7 +181,7 @@ impl Snapshot {
         for r in results {
             match r {
                 Ok((p, b)) => {
-                    snap.files.insert(p, b);
+                    snap.files.insert(p, Arc::from(b));
                 }
                 Err(e) => snap.problems.push(e),
             }
@@ -192,7 +194,7 @@ impl Snapshot {
                         path: abs.clone(),
                         source,
                     })?;
-                    snap.files.insert(rel.to_string(), bytes);
+                    snap.files.insert(rel.to_string(), Arc::from(bytes));
                 }
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -213,7 +215,10 @@ impl Snapshot {
         // One repository handle for all blobs (`Store` is not `Sync`: read sequentially).
         let blobs = store.read_blobs(&ids).map_err(store_err)?;
         let snap = Snapshot {
-            files: paths.into_iter().zip(blobs).collect(),
+            files: paths
+                .into_iter()
+                .zip(blobs.into_iter().map(Arc::from))
+                .collect(),
             problems: Vec::new(),
             origin: Origin::Commit {
                 rev: rev.to_string(),
@@ -233,7 +238,8 @@ impl Snapshot {
             self.problems.retain(|p| p.path != c.path);
             match &c.content {
                 Some(bytes) => {
-                    self.files.insert(c.path.clone(), bytes.clone());
+                    self.files
+                        .insert(c.path.clone(), Arc::from(bytes.as_slice()));
                 }
                 None => {
                     self.files.remove(&c.path);
@@ -244,12 +250,12 @@ impl Snapshot {
 
     /// The bytes of a file, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(Vec::as_slice)
+        self.files.get(path).map(|b| &b[..])
     }
 
     /// All files, sorted by path.
     pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))
+        self.files.iter().map(|(p, b)| (p.as_str(), &b[..]))
     }
 
     /// Page paths, sorted.

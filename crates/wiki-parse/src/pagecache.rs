@@ -192,6 +192,16 @@ pub fn encode<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
 ) -> Vec<u8> {
+    encode_reusing(label, pages, &ParseCache::empty())
+}
+
+/// [`encode`], copying the encoded form of pages that `prev` holds with the same path and blob
+/// id instead of encoding them again.
+pub fn encode_reusing<'a>(
+    label: &str,
+    pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
+    prev: &ParseCache,
+) -> Vec<u8> {
     let pages: Vec<(&PageInfo, TextLayout)> = pages
         .into_iter()
         .filter(|(p, _)| hex_to_raw(&p.blob_id).is_some())
@@ -203,12 +213,19 @@ pub fn encode<'a>(
     w.len(pages.len());
     let mut payload = Writer(Vec::with_capacity(4096));
     for (info, layout) in pages {
-        payload.0.clear();
-        encode_entry(&mut payload, info, layout);
+        let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
+        let bytes = match prev.entries.get(&info.path) {
+            Some((b, start, end)) if *b == blob => &prev.buf[*start..*end],
+            _ => {
+                payload.0.clear();
+                encode_entry(&mut payload, info, layout);
+                &payload.0[..]
+            }
+        };
         w.str(&info.path);
-        w.0.extend_from_slice(&hex_to_raw(&info.blob_id).unwrap_or([0; 20]));
-        w.len(payload.0.len());
-        w.0.extend_from_slice(&payload.0);
+        w.0.extend_from_slice(&blob);
+        w.len(bytes.len());
+        w.0.extend_from_slice(bytes);
     }
     let sum = checksum(&w.0);
     w.0.extend_from_slice(&sum.to_le_bytes());
@@ -217,13 +234,14 @@ pub fn encode<'a>(
 
 /// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
 /// `.openclaw-wiki/tmp/` with a `.gitignore` of `*` when missing). `label` is kept for the next
-/// reader ([`ParseCache::label`]).
+/// reader ([`ParseCache::label`]); pages `prev` holds unchanged are copied from it.
 pub fn save<'a>(
     vault_dir: &Path,
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
+    prev: &ParseCache,
 ) -> std::io::Result<()> {
-    let bytes = encode(label, pages);
+    let bytes = encode_reusing(label, pages, prev);
     let path = vault_dir.join(CACHE_PATH);
     let dir = path.parent().unwrap_or(vault_dir);
     std::fs::create_dir_all(dir)?;

@@ -123,7 +123,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     }
     let parse_cache = wiki_parse::pagecache::ParseCache::load(ctx.root());
     let result = compile_cached(&snapshot, &opts, &parse_cache);
-    drop(parse_cache);
     for e in &result.errors {
         eprintln!("{e}");
     }
@@ -153,7 +152,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
         }
     }
-    if let Err(e) = save_parse_cache(ctx.root(), &result) {
+    if let Err(e) = save_parse_cache(ctx.root(), &result, &parse_cache) {
         wiki_cli::warn(
             "wiki compile",
             &format!("cannot write the parse cache: {e}"),
