@@ -775,6 +775,162 @@ fn memory_importance_chunks_and_corpus_all_balancing() {
     assert!(recs.iter().all(|r| r["corpus"] == "wiki"));
 }
 
+/// A workspace where one file matches both query words, one matches one word, and a dated copy
+/// of the first is 90.5 days old (decay 2^(-90.5/30) = 0.1235), among filler notes.
+fn min_score_ws(v: &Vault) -> PathBuf {
+    let ws = memory_ws(v);
+    let plan = "Zebra quartz rollout plan for the gateway.\n";
+    std::fs::write(ws.join("MEMORY.md"), plan).unwrap();
+    std::fs::write(ws.join("memory/2026-01-05.md"), plan).unwrap();
+    std::fs::write(
+        ws.join("memory/lobby.md"),
+        "Zebra stripes in the lobby mural.\n",
+    )
+    .unwrap();
+    for i in 1..=8 {
+        std::fs::write(
+            ws.join(format!("memory/filler-{i}.md")),
+            format!("Filler note {i} about the weekly standup.\n"),
+        )
+        .unwrap();
+    }
+    ws
+}
+
+const HIT_MEMORY: &str = r#"{"type":"hit","corpus":"memory","path":"MEMORY.md","title":"MEMORY","kind":"memory","score":0.547,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"MEMORY.md#L1"}
+"#;
+const HIT_LOBBY: &str = r#"{"type":"hit","corpus":"memory","path":"memory/lobby.md","title":"lobby","kind":"memory","score":0.3618,"snippet":"Zebra stripes in the lobby mural.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/lobby.md#L1"}
+"#;
+const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.0676,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
+"#;
+
+#[test]
+fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
+    let v = vault();
+    let ws = min_score_ws(&v);
+    let ws_s = ws.to_str().unwrap();
+    let args = ["zebra quartz", "--corpus", "memory", "--memory", ws_s];
+    // Default minScore 0.35: the decayed copy (0.547 × 0.1235 = 0.0676) is dropped.
+    let run = search(&v, &args);
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}"));
+    // --min-score 0 keeps everything.
+    let run = search(&v, &[&args[..], &["--min-score", "0"]].concat());
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    // The cut-off is inclusive.
+    let run = search(&v, &[&args[..], &["--min-score", "0.547"]].concat());
+    assert_eq!(run.stdout, HIT_MEMORY);
+    // Nothing reaches the minimum: the lexical hits are kept (relaxed fallback).
+    let run = search(&v, &[&args[..], &["--min-score", "0.99"]].concat());
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    // Exact path matches score 1 and always pass.
+    let run = search(
+        &v,
+        &[
+            "lobby.md",
+            "--corpus",
+            "memory",
+            "--memory",
+            ws_s,
+            "--min-score",
+            "0.99",
+        ],
+    );
+    assert_eq!(run.stdout, HIT_LOBBY.replace("0.3618", "1"));
+    // JSON output carries the citation too; wiki hits never do.
+    let run = v.run(
+        "wiki",
+        &[
+            "search",
+            "zebra quartz",
+            "--corpus",
+            "memory",
+            "--memory",
+            ws_s,
+            "--json",
+        ],
+    );
+    run.expect_code(0);
+    let hits = run.json();
+    let citations: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["citation"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(citations, ["MEMORY.md#L1", "memory/lobby.md#L1"]);
+    v.write(
+        "concepts/zebra.md",
+        page(
+            &["title: Zebra Quartz"],
+            "# Zebra Quartz\n\nzebra quartz.\n",
+        ),
+    );
+    let wiki = search(&v, &["zebra quartz"]).jsonl();
+    assert_eq!(wiki.len(), 1);
+    assert!(wiki[0].get("citation").is_none(), "{}", wiki[0]);
+    // Invalid flag values are usage errors.
+    let run = search(&v, &[&args[..], &["--min-score", "1.5"]].concat());
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("--min-score must be a number from 0 to 1 (found \"1.5\")"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn memory_min_score_from_the_openclaw_config() {
+    let v = vault();
+    let ws = min_score_ws(&v);
+    let ws_s = ws.to_str().unwrap();
+    let config = v.temp().join("openclaw.json");
+    let run_with = |config_text: &str, extra: &[&str]| {
+        std::fs::write(&config, config_text).unwrap();
+        let mut cmd = v.command("wiki-search");
+        cmd.args(["zebra quartz", "--corpus", "memory", "--memory", ws_s])
+            .args(extra)
+            .env("OPENCLAW_CONFIG_PATH", &config);
+        wiki_testkit::output(cmd, None)
+    };
+    // agents.defaults (JSON5).
+    let defaults = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } } } }";
+    let run = run_with(defaults, &[]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, HIT_MEMORY);
+    // The flag wins over the config.
+    assert_eq!(
+        run_with(defaults, &["--min-score", "0"]).stdout,
+        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+    );
+    // A per-agent value wins over the defaults (agent branch `agents/ops`).
+    v.commit_all("init");
+    v.git(&["branch", "agents/ops"]);
+    let per_agent = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } }, \
+                     list: [{ id: 'Ops', memorySearch: { query: { minScore: 0 } } }] } }";
+    assert_eq!(
+        run_with(per_agent, &["--agent", "ops"]).stdout,
+        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+    );
+    assert_eq!(run_with(per_agent, &[]).stdout, HIT_MEMORY);
+    // A value that is not a score is a usage error naming the key.
+    let run = run_with(
+        "{ agents: { defaults: { memorySearch: { query: { minScore: 'high' } } } } }",
+        &[],
+    );
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-search: error: {}: agents.defaults.memorySearch.query.minScore must be a number from 0 to 1 (found \"high\")\n",
+            config.display()
+        )
+    );
+}
+
 fn source_page() -> String {
     page(
         &[
