@@ -148,23 +148,24 @@ impl Source for WorkTree {
 /// The work-tree listing on Linux: `getdents64` into one buffer per directory (the entry type
 /// comes from `d_type`, so directories and non-files are never stat-ed) and one
 /// `statx(dirfd, name, AT_SYMLINK_NOFOLLOW)` per candidate page (no path lookup from the vault
-/// root, no allocation per directory entry). Directory reads run per page kind in parallel; the
-/// `statx` calls are then spread over the thread pool in chunks, whatever the directory sizes.
-/// Same discovery rules as [`walk_pages`].
+/// root, no allocation per directory entry). Every directory read is a task of the thread pool,
+/// which hands its pages on as further tasks of a few hundred `statx` calls each, so the work is
+/// spread over the threads whatever the directory sizes. Same discovery rules as [`walk_pages`].
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod fast {
     use std::ffi::CStr;
     use std::os::fd::OwnedFd;
     use std::path::Path;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex, PoisonError};
 
-    use rayon::prelude::*;
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     use rustix::io::Errno;
 
     use crate::store::SourceFile;
 
     /// `statx` calls per parallel task.
-    const CHUNK: usize = 512;
+    const CHUNK: usize = 256;
     /// `getdents64` buffer size.
     const DIRENT_BUF: usize = 64 * 1024;
 
@@ -234,16 +235,28 @@ mod fast {
         p
     }
 
-    /// Read a directory tree; candidate names go to `out`, files whose type had to be stat-ed
-    /// (`DT_UNKNOWN`) straight to `ready`.
-    fn read_tree(
-        fd: OwnedFd,
-        rel: String,
-        depth: usize,
-        buf: &mut Vec<u8>,
-        out: &mut Vec<Names>,
-        ready: &mut Vec<SourceFile>,
-    ) -> Result<(), ()> {
+    /// The listing of one walk: stat-ed pages per task, and whether `statx` is unavailable.
+    struct Found {
+        files: Mutex<Vec<Vec<SourceFile>>>,
+        no_statx: AtomicBool,
+    }
+
+    impl Found {
+        fn add(&self, files: Vec<SourceFile>) {
+            if !files.is_empty() {
+                self.files
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(files);
+            }
+        }
+    }
+
+    /// Read one directory, then hand its candidate pages to the pool in chunks of [`CHUNK`]
+    /// `statx` calls and its sub-directories as further tasks (so both threads stat while
+    /// directories are still being read). Files whose type had to be stat-ed (`DT_UNKNOWN`) are
+    /// added directly.
+    fn walk<'s>(s: &rayon::Scope<'s>, fd: OwnedFd, rel: String, depth: usize, found: &'s Found) {
         let mut names = Names {
             fd,
             rel,
@@ -251,6 +264,8 @@ mod fast {
             starts: Vec::new(),
         };
         let mut subdirs: Vec<(OwnedFd, String)> = Vec::new();
+        let mut ready: Vec<SourceFile> = Vec::new();
+        let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUF);
         {
             let mut dir = RawDir::new(&names.fd, buf.spare_capacity_mut());
             while let Some(Ok(e)) = dir.next() {
@@ -265,12 +280,16 @@ mod fast {
                 let mut ft = e.file_type();
                 let mut known = None;
                 if ft == FileType::Unknown {
-                    match stat(&names.fd, cname)? {
-                        Some((t, size, mtime)) => {
+                    match stat(&names.fd, cname) {
+                        Ok(Some((t, size, mtime))) => {
                             ft = t;
                             known = Some((size, mtime));
                         }
-                        None => continue,
+                        Ok(None) => continue,
+                        Err(()) => {
+                            found.no_statx.store(true, Ordering::Relaxed);
+                            return;
+                        }
                     }
                 }
                 if ft == FileType::Directory {
@@ -295,13 +314,22 @@ mod fast {
                 }
             }
         }
-        if !names.starts.is_empty() {
-            out.push(names);
-        }
+        drop(buf);
+        found.add(ready);
         for (sub, rel) in subdirs {
-            read_tree(sub, rel, depth + 1, buf, out, ready)?;
+            s.spawn(move |s| walk(s, sub, rel, depth + 1, found));
         }
-        Ok(())
+        let names = Arc::new(names);
+        let n = names.starts.len();
+        for start in (0..n).step_by(CHUNK) {
+            let names = Arc::clone(&names);
+            s.spawn(
+                move |_| match stat_names(&names, start..(start + CHUNK).min(n)) {
+                    Ok(files) => found.add(files),
+                    Err(()) => found.no_statx.store(true, Ordering::Relaxed),
+                },
+            );
+        }
     }
 
     /// Stat names `range` of `names`.
@@ -330,42 +358,33 @@ mod fast {
             Mode::empty(),
         )
         .ok()?;
-        let trees: Vec<(Vec<Names>, Vec<SourceFile>)> = wiki_parse::PageKind::ALL
-            .par_iter()
-            .map(|k| {
-                let mut out = Vec::new();
-                let mut ready = Vec::new();
-                let name = std::ffi::CString::new(k.dir()).map_err(|_| ())?;
-                if let Some(fd) = open_dir(&root, &name) {
-                    let mut buf = Vec::with_capacity(DIRENT_BUF);
-                    read_tree(fd, k.dir().to_string(), 0, &mut buf, &mut out, &mut ready)?;
-                }
-                Ok((out, ready))
-            })
-            .collect::<Result<_, ()>>()
-            .ok()?;
-        let mut files: Vec<SourceFile> = Vec::new();
-        let mut dirs: Vec<Names> = Vec::new();
-        for (d, r) in trees {
-            dirs.extend(d);
-            files.extend(r);
+        let found = Found {
+            files: Mutex::new(Vec::new()),
+            no_statx: AtomicBool::new(false),
+        };
+        let mut kinds: Vec<(OwnedFd, &str)> = Vec::new();
+        for k in wiki_parse::PageKind::ALL {
+            let name = std::ffi::CString::new(k.dir()).ok()?;
+            if let Some(fd) = open_dir(&root, &name) {
+                kinds.push((fd, k.dir()));
+            }
         }
-        let tasks: Vec<(&Names, std::ops::Range<usize>)> = dirs
-            .iter()
-            .flat_map(|d| {
-                (0..d.starts.len())
-                    .step_by(CHUNK)
-                    .map(move |s| (d, s..(s + CHUNK).min(d.starts.len())))
-            })
-            .collect();
-        let stated: Vec<Vec<SourceFile>> = tasks
-            .into_par_iter()
-            .map(|(d, r)| stat_names(d, r))
-            .collect::<Result<_, ()>>()
-            .ok()?;
-        files.reserve(stated.iter().map(Vec::len).sum());
-        for s in stated {
-            files.extend(s);
+        let found_ref = &found;
+        rayon::scope(|s| {
+            for (fd, dir) in kinds {
+                s.spawn(move |s| walk(s, fd, dir.to_string(), 0, found_ref));
+            }
+        });
+        if found.no_statx.load(Ordering::Relaxed) {
+            return None;
+        }
+        let parts = found
+            .files
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut files = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for p in parts {
+            files.extend(p);
         }
         Some(files)
     }

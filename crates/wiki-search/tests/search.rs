@@ -532,6 +532,52 @@ fn index_follows_edits_deletes_and_branch_switches() {
     assert_eq!(v.status(), "");
 }
 
+/// Overwrite `path` in place (same inode, same size) and set its mtime `secs_ago` seconds back.
+fn overwrite_in_place(path: &Path, text: &str, secs_ago: u64) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    f.set_modified(t).unwrap();
+}
+
+#[test]
+fn index_sees_same_size_in_place_edits_through_mtime() {
+    let v = vault();
+    let a = v.path("concepts/a.md");
+    let text = |word: &str| page(&["title: A"], &format!("# A\n\n{word} here.\n"));
+    v.write("concepts/a.md", text("alphaword"));
+    v.write("concepts/b.md", page(&["title: B"], "# B\n\nother.\n"));
+    // Old mtimes: outside the racily-clean window, so only size + mtime are compared.
+    overwrite_in_place(&a, &text("alphaword"), 3600);
+    assert_eq!(search_paths(&v, &["alphaword"]), ["concepts/a.md"]);
+    // Same size, new mtime: seen by the next search.
+    overwrite_in_place(&a, &text("omegaword"), 1800);
+    assert_eq!(search_paths(&v, &["omegaword"]), ["concepts/a.md"]);
+    search(&v, &["alphaword"]).expect_code(1);
+    let r = index_report(&v);
+    assert_eq!(
+        (r["tokenized"].as_u64(), r["files"].as_u64()),
+        (Some(0), Some(2)),
+        "{r}"
+    );
+    // Same size and the very same mtime: indistinguishable from no change (as for git).
+    let same = std::time::SystemTime::now() - std::time::Duration::from_secs(1800);
+    let meta = std::fs::metadata(&a).unwrap();
+    overwrite_in_place(&a, &text("sigmaword"), 0);
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(meta.modified().unwrap_or(same))
+        .unwrap();
+    search(&v, &["sigmaword"]).expect_code(1);
+    assert_eq!(search_paths(&v, &["omegaword"]), ["concepts/a.md"]);
+    // `wiki index --rebuild` re-reads everything.
+    v.run("wiki", &["index", "--rebuild"]).expect_code(0);
+    assert_eq!(search_paths(&v, &["sigmaword"]), ["concepts/a.md"]);
+}
+
 #[test]
 fn corrupt_or_old_index_is_rebuilt() {
     let v = vault();
