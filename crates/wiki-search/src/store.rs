@@ -604,7 +604,17 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
             }
             files
         },
-        || (!opts.rebuild).then(|| load(&dir)),
+        || {
+            let t = std::time::Instant::now();
+            let loaded = (!opts.rebuild).then(|| load(&dir));
+            if trace {
+                eprintln!(
+                    "trace: load manifest {:.3} ms",
+                    t.elapsed().as_secs_f64() * 1000.0
+                );
+            }
+            loaded
+        },
     );
     let files = files?;
     for _attempt in 0..5 {
