@@ -117,7 +117,8 @@ impl Source for WorkTree {
         }
         #[cfg(any(target_os = "linux", target_os = "android"))]
         if let Some(mut out) = fast::list_pages(&self.vault) {
-            out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            // Sorted runs (one per `statx` task): the stable sort merges them.
+            out.sort_by(|a, b| a.path.cmp(&b.path));
             return Ok(out);
         }
         let per_kind: Vec<Vec<SourceFile>> = wiki_parse::PageKind::ALL
@@ -169,18 +170,26 @@ mod fast {
     /// `getdents64` buffer size.
     const DIRENT_BUF: usize = 64 * 1024;
 
-    /// The candidate pages of one directory: names (each NUL-terminated) back to back.
+    /// The candidate pages of one directory: names (each NUL-terminated) back to back, and the
+    /// span of each.
     struct Names {
         fd: OwnedFd,
         rel: String,
         bytes: Vec<u8>,
-        starts: Vec<usize>,
+        spans: Vec<(usize, usize)>,
     }
 
     impl Names {
         fn name(&self, i: usize) -> Option<&CStr> {
-            let end = self.starts.get(i + 1).copied().unwrap_or(self.bytes.len());
-            CStr::from_bytes_with_nul(self.bytes.get(self.starts[i]..end)?).ok()
+            let &(start, end) = self.spans.get(i)?;
+            CStr::from_bytes_with_nul(self.bytes.get(start..end)?).ok()
+        }
+
+        /// Sort the names (with their NUL, so a name sorts before its extensions, as in paths).
+        fn sort(&mut self) {
+            let bytes = &self.bytes;
+            self.spans
+                .sort_unstable_by(|a, b| bytes[a.0..a.1].cmp(&bytes[b.0..b.1]));
         }
     }
 
@@ -261,7 +270,7 @@ mod fast {
             fd,
             rel,
             bytes: Vec::new(),
-            starts: Vec::new(),
+            spans: Vec::new(),
         };
         let mut subdirs: Vec<(OwnedFd, String)> = Vec::new();
         let mut ready: Vec<SourceFile> = Vec::new();
@@ -307,8 +316,9 @@ mod fast {
                             blob: None,
                         }),
                         None => {
-                            names.starts.push(names.bytes.len());
+                            let start = names.bytes.len();
                             names.bytes.extend_from_slice(cname.to_bytes_with_nul());
+                            names.spans.push((start, names.bytes.len()));
                         }
                     }
                 }
@@ -319,8 +329,10 @@ mod fast {
         for (sub, rel) in subdirs {
             s.spawn(move |s| walk(s, sub, rel, depth + 1, found));
         }
+        // Each task then yields a sorted run of paths.
+        names.sort();
         let names = Arc::new(names);
-        let n = names.starts.len();
+        let n = names.spans.len();
         for start in (0..n).step_by(CHUNK) {
             let names = Arc::clone(&names);
             s.spawn(
