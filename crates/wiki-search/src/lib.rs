@@ -210,6 +210,7 @@ pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Ind
             &dir,
             &sources::WorkTree {
                 vault: vault.to_path_buf(),
+                dir_cache: Some(dir.join(store::DIR_CACHE)),
             },
             opts,
         ),

@@ -50,11 +50,14 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
 ///
 /// Listing is the main cost of a warm search (one `statx` per page: about 1.5 µs of kernel time
 /// each, mostly the name lookup, on the benchmark VM). On Linux it is done with `getdents64` and
-/// `statx` relative to directory fds (module `fast`); elsewhere with `std::fs::read_dir` and
-/// `DirEntry::metadata` (`walk_pages`).
+/// `statx` relative to directory fds (module `fast`), and a directory whose inode and mtime are
+/// unchanged since it was last read is not read again (its listing comes from `dir_cache`);
+/// elsewhere with `std::fs::read_dir` and `DirEntry::metadata` (`walk_pages`).
 pub struct WorkTree {
     /// Vault directory.
     pub vault: PathBuf,
+    /// Where the directory listings are cached (`None`: always read every directory).
+    pub dir_cache: Option<PathBuf>,
 }
 
 /// Walk one page directory: the discovery rules of `wiki_parse::vault::scan` (recursive up to
@@ -116,7 +119,7 @@ impl Source for WorkTree {
             }
         }
         #[cfg(any(target_os = "linux", target_os = "android"))]
-        if let Some(mut out) = fast::list_pages(&self.vault) {
+        if let Some(mut out) = fast::list_pages(&self.vault, self.dir_cache.as_deref()) {
             // Sorted runs (one per `statx` task): the stable sort merges them.
             out.sort_by(|a, b| a.path.cmp(&b.path));
             return Ok(out);
@@ -152,18 +155,170 @@ impl Source for WorkTree {
 /// root, no allocation per directory entry). Every directory read is a task of the thread pool,
 /// which hands its pages on as further tasks of a few hundred `statx` calls each, so the work is
 /// spread over the threads whatever the directory sizes. Same discovery rules as [`walk_pages`].
+///
+/// **Directory cache.** A directory whose inode and mtime are those recorded in the cache file
+/// ([`crate::store::DIR_CACHE`] in the index directory) has the same entries as when it was
+/// recorded (creating, deleting or renaming an entry updates the directory's mtime), so its page
+/// names and sub-directories are taken from the cache instead of `getdents64`; its pages are
+/// still `statx`-ed one by one, so edits inside files are seen as before. As for racily clean
+/// files, a record is only trusted when the directory's mtime is more than two seconds older
+/// than the moment it was read (a change within the same timestamp tick cannot hide). The file
+/// is rewritten (atomically) when a directory had to be read; a cache that fails validation is
+/// ignored.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod fast {
     use std::ffi::CStr;
     use std::os::fd::OwnedFd;
     use std::path::Path;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex, PoisonError};
 
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     use rustix::io::Errno;
 
+    use crate::codec::{self, Reader, put_bytes, put_ivarint, put_varint};
     use crate::store::SourceFile;
+
+    const CACHE_MAGIC: &[u8; 8] = b"WSRCHDIR";
+    const CACHE_VERSION: u32 = 1;
+    /// A directory record is trusted when its mtime is this much older than its reading.
+    const RACY_NS: i64 = 2_000_000_000;
+
+    /// One directory as last read: its identity and what it held.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct DirRecord {
+        rel: String,
+        ino: u64,
+        mtime_ns: i64,
+        read_ns: i64,
+        /// Candidate page names, each NUL-terminated, back to back.
+        pages: Vec<u8>,
+        /// Sub-directories to walk.
+        subdirs: Vec<String>,
+    }
+
+    /// A name that can only designate an entry of the directory itself.
+    fn plain_name(name: &[u8]) -> bool {
+        !name.is_empty()
+            && name[0] != b'.'
+            && !name.contains(&b'/')
+            && !name.contains(&0)
+            && std::str::from_utf8(name).is_ok()
+    }
+
+    fn encode_cache(records: &[DirRecord]) -> Vec<u8> {
+        let mut body = Vec::new();
+        put_varint(&mut body, records.len() as u64);
+        for r in records {
+            put_bytes(&mut body, r.rel.as_bytes());
+            put_varint(&mut body, r.ino);
+            put_ivarint(&mut body, r.mtime_ns);
+            put_ivarint(&mut body, r.read_ns);
+            let pages: Vec<&[u8]> = r
+                .pages
+                .split(|&b| b == 0)
+                .filter(|n| !n.is_empty())
+                .collect();
+            put_varint(&mut body, pages.len() as u64);
+            for n in pages {
+                put_bytes(&mut body, n);
+            }
+            put_varint(&mut body, r.subdirs.len() as u64);
+            for d in &r.subdirs {
+                put_bytes(&mut body, d.as_bytes());
+            }
+        }
+        let mut out = Vec::with_capacity(body.len() + 28);
+        out.extend_from_slice(CACHE_MAGIC);
+        out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&codec::checksum(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Decode a cache file (`None` when it is not a valid one: it is then ignored). Records come
+    /// out sorted by directory.
+    fn decode_cache(bytes: &[u8]) -> Option<Vec<DirRecord>> {
+        if bytes.len() < 28 || &bytes[..8] != CACHE_MAGIC {
+            return None;
+        }
+        let mut r = Reader::new(&bytes[8..]);
+        if r.u32().ok()? != CACHE_VERSION {
+            return None;
+        }
+        let len = r.u64().ok()?;
+        let sum = r.u64().ok()?;
+        let body = &bytes[28..];
+        if body.len() as u64 != len || codec::checksum(body) != sum {
+            return None;
+        }
+        let mut r = Reader::new(body);
+        let n = r.len(body.len()).ok()?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let rel = r.str().ok()?.to_string();
+            let ino = r.varint().ok()?;
+            let mtime_ns = r.ivarint().ok()?;
+            let read_ns = r.ivarint().ok()?;
+            let np = r.len(body.len()).ok()?;
+            let mut pages = Vec::new();
+            for _ in 0..np {
+                let name = r.lbytes().ok()?;
+                if !plain_name(name) {
+                    return None;
+                }
+                pages.extend_from_slice(name);
+                pages.push(0);
+            }
+            let nd = r.len(body.len()).ok()?;
+            let mut subdirs = Vec::with_capacity(nd);
+            for _ in 0..nd {
+                let name = r.str().ok()?;
+                if !plain_name(name.as_bytes()) {
+                    return None;
+                }
+                subdirs.push(name.to_string());
+            }
+            out.push(DirRecord {
+                rel,
+                ino,
+                mtime_ns,
+                read_ns,
+                pages,
+                subdirs,
+            });
+        }
+        if !r.is_empty() || out.windows(2).any(|w| w[0].rel >= w[1].rel) {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn now_ns() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+
+    /// Inode and mtime of an open directory.
+    fn dir_identity(fd: &OwnedFd) -> Option<(u64, i64)> {
+        let st = rustix::fs::statx(
+            fd,
+            c"",
+            AtFlags::EMPTY_PATH,
+            StatxFlags::INO | StatxFlags::MTIME,
+        )
+        .ok()?;
+        let t = st.stx_mtime;
+        Some((
+            st.stx_ino,
+            t.tv_sec
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(t.tv_nsec)),
+        ))
+    }
 
     /// `statx` calls per parallel task.
     const CHUNK: usize = 256;
@@ -244,10 +399,16 @@ mod fast {
         p
     }
 
-    /// The listing of one walk: stat-ed pages per task, and whether `statx` is unavailable.
+    /// The listing of one walk: stat-ed pages per task, whether `statx` is unavailable, the
+    /// directory cache read and the directory records of this walk.
     struct Found {
         files: Mutex<Vec<Vec<SourceFile>>>,
         no_statx: AtomicBool,
+        cache: Vec<DirRecord>,
+        records: Mutex<Vec<DirRecord>>,
+        /// Directories read, and taken from the cache.
+        read: AtomicUsize,
+        cached: AtomicUsize,
     }
 
     impl Found {
@@ -266,6 +427,49 @@ mod fast {
     /// directories are still being read). Files whose type had to be stat-ed (`DT_UNKNOWN`) are
     /// added directly.
     fn walk<'s>(s: &rayon::Scope<'s>, fd: OwnedFd, rel: String, depth: usize, found: &'s Found) {
+        let identity = dir_identity(&fd);
+        let cached = identity.and_then(|(ino, mtime_ns)| {
+            let i = found
+                .cache
+                .binary_search_by(|r| r.rel.as_str().cmp(rel.as_str()))
+                .ok()?;
+            let r = &found.cache[i];
+            (r.ino == ino && r.mtime_ns == mtime_ns && mtime_ns.saturating_add(RACY_NS) < r.read_ns)
+                .then_some(r)
+        });
+        if let Some(r) = cached {
+            let mut names = Names {
+                fd,
+                rel,
+                bytes: r.pages.clone(),
+                spans: Vec::new(),
+            };
+            let mut start = 0;
+            for (i, &b) in r.pages.iter().enumerate() {
+                if b == 0 {
+                    names.spans.push((start, i + 1));
+                    start = i + 1;
+                }
+            }
+            for d in &r.subdirs {
+                let Ok(cname) = std::ffi::CString::new(d.as_str()) else {
+                    continue;
+                };
+                if let Some(sub) = open_dir(&names.fd, &cname) {
+                    let sub_rel = join(&names.rel, d);
+                    s.spawn(move |s| walk(s, sub, sub_rel, depth + 1, found));
+                }
+            }
+            found
+                .records
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(r.clone());
+            found.cached.fetch_add(1, Ordering::Relaxed);
+            stat_tasks(s, names, found);
+            return;
+        }
+        let read_ns = now_ns();
         let mut names = Names {
             fd,
             rel,
@@ -273,6 +477,7 @@ mod fast {
             spans: Vec::new(),
         };
         let mut subdirs: Vec<(OwnedFd, String)> = Vec::new();
+        let mut subdir_names: Vec<String> = Vec::new();
         let mut ready: Vec<SourceFile> = Vec::new();
         let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUF);
         {
@@ -306,8 +511,11 @@ mod fast {
                         && let Some(sub) = open_dir(&names.fd, cname)
                     {
                         subdirs.push((sub, join(&names.rel, name_str)));
+                        subdir_names.push(name_str.to_string());
                     }
                 } else if ft == FileType::RegularFile && is_page_name(name) {
+                    let start = names.bytes.len();
+                    names.bytes.extend_from_slice(cname.to_bytes_with_nul());
                     match known {
                         Some((size, mtime_ns)) => ready.push(SourceFile {
                             path: join(&names.rel, name_str),
@@ -315,20 +523,37 @@ mod fast {
                             mtime_ns,
                             blob: None,
                         }),
-                        None => {
-                            let start = names.bytes.len();
-                            names.bytes.extend_from_slice(cname.to_bytes_with_nul());
-                            names.spans.push((start, names.bytes.len()));
-                        }
+                        None => names.spans.push((start, names.bytes.len())),
                     }
                 }
             }
         }
         drop(buf);
+        found.read.fetch_add(1, Ordering::Relaxed);
+        if let Some((ino, mtime_ns)) = identity {
+            subdir_names.sort_unstable();
+            found
+                .records
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(DirRecord {
+                    rel: names.rel.clone(),
+                    ino,
+                    mtime_ns,
+                    read_ns,
+                    pages: names.bytes.clone(),
+                    subdirs: subdir_names,
+                });
+        }
         found.add(ready);
         for (sub, rel) in subdirs {
             s.spawn(move |s| walk(s, sub, rel, depth + 1, found));
         }
+        stat_tasks(s, names, found);
+    }
+
+    /// Hand the pages of a directory to the pool, [`CHUNK`] `statx` calls per task.
+    fn stat_tasks<'s>(s: &rayon::Scope<'s>, mut names: Names, found: &'s Found) {
         // Each task then yields a sorted run of paths.
         names.sort();
         let names = Arc::new(names);
@@ -341,6 +566,17 @@ mod fast {
                     Err(()) => found.no_statx.store(true, Ordering::Relaxed),
                 },
             );
+        }
+    }
+
+    /// Replace the cache file (temporary file + rename; failures only cost speed).
+    fn write_cache(path: &Path, records: &[DirRecord]) {
+        let Some(dir) = path.parent() else { return };
+        let tmp = crate::store::temp_path(dir, "dirs");
+        if std::fs::write(&tmp, encode_cache(records)).is_err()
+            || std::fs::rename(&tmp, path).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
         }
     }
 
@@ -362,8 +598,9 @@ mod fast {
         Ok(out)
     }
 
-    /// The pages of the work tree (unsorted), or `None` when `statx` is unavailable.
-    pub(super) fn list_pages(vault: &Path) -> Option<Vec<SourceFile>> {
+    /// The pages of the work tree (unsorted), or `None` when `statx` is unavailable. `cache`:
+    /// the directory cache file, read, and rewritten when a directory had to be read.
+    pub(super) fn list_pages(vault: &Path, cache: Option<&Path>) -> Option<Vec<SourceFile>> {
         let root = rustix::fs::open(
             vault,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -373,6 +610,13 @@ mod fast {
         let found = Found {
             files: Mutex::new(Vec::new()),
             no_statx: AtomicBool::new(false),
+            cache: cache
+                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|b| decode_cache(&b))
+                .unwrap_or_default(),
+            records: Mutex::new(Vec::new()),
+            read: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
         };
         let mut kinds: Vec<(OwnedFd, &str)> = Vec::new();
         for k in wiki_parse::PageKind::ALL {
@@ -390,6 +634,22 @@ mod fast {
         if found.no_statx.load(Ordering::Relaxed) {
             return None;
         }
+        let read = found.read.load(Ordering::Relaxed);
+        if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+            let cached = found.cached.load(Ordering::Relaxed);
+            eprintln!("trace: dirs {cached} cached, {read} read");
+        }
+        if let Some(path) = cache
+            && read > 0
+        {
+            let mut records = found
+                .records
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner);
+            records.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+            records.dedup_by(|a, b| a.rel == b.rel);
+            write_cache(path, &records);
+        }
         let parts = found
             .files
             .into_inner()
@@ -399,6 +659,55 @@ mod fast {
             files.extend(p);
         }
         Some(files)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn record(rel: &str, pages: &[&str], subdirs: &[&str]) -> DirRecord {
+            DirRecord {
+                rel: rel.to_string(),
+                ino: 42,
+                mtime_ns: -5,
+                read_ns: 1_700_000_000_000_000_000,
+                pages: pages
+                    .iter()
+                    .flat_map(|p| [p.as_bytes(), b"\0"].concat())
+                    .collect(),
+                subdirs: subdirs.iter().map(|d| d.to_string()).collect(),
+            }
+        }
+
+        #[test]
+        fn cache_round_trip_and_validation() {
+            let records = vec![
+                record("concepts", &["a.md", "b.md"], &["team"]),
+                record("concepts/team", &[], &[]),
+            ];
+            let bytes = encode_cache(&records);
+            assert_eq!(decode_cache(&bytes), Some(records.clone()));
+            // Any damaged byte, truncation or another version: ignored.
+            for i in 0..bytes.len() {
+                let mut b = bytes.clone();
+                b[i] ^= 0x01;
+                assert_eq!(decode_cache(&b), None, "byte {i}");
+            }
+            assert_eq!(decode_cache(&bytes[..bytes.len() - 1]), None);
+            // Names that would reach outside their directory are refused even when the
+            // checksum is right.
+            for bad in ["../x.md", "a/b.md", ".hidden.md"] {
+                let r = vec![record("concepts", &[bad], &[])];
+                assert_eq!(decode_cache(&encode_cache(&r)), None, "{bad:?}");
+            }
+            for bad in ["..", "a/b", ".git", ""] {
+                let r = vec![record("concepts", &[], &[bad])];
+                assert_eq!(decode_cache(&encode_cache(&r)), None, "{bad:?}");
+            }
+            // Records must be sorted and unique.
+            let r = vec![record("b", &[], &[]), record("a", &[], &[])];
+            assert_eq!(decode_cache(&encode_cache(&r)), None);
+        }
     }
 }
 
@@ -558,7 +867,7 @@ mod tests {
             deep.push_str(&format!("/d{i}"));
             w(&format!("{deep}/p{i}.md"), "# Deep\n");
         }
-        let mut fast = fast::list_pages(&root).unwrap();
+        let mut fast = fast::list_pages(&root, None).unwrap();
         fast.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let mut portable: Vec<SourceFile> = wiki_parse::PageKind::ALL
             .iter()
