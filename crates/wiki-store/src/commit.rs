@@ -246,11 +246,10 @@ impl Store {
         let mut outcome = CommitOutcome::default();
 
         if target.checked_out {
-            let mut checker = worktree::PathChecker::default();
-            for change in req.changes {
-                checker.check(&self.vault_dir, &change.path)?;
-            }
-            trace::mark("check paths");
+            // The directories here, each file while reading it (`human_edits`).
+            worktree::PathChecker::default()
+                .check_parents(&self.vault_dir, req.changes.iter().map(|c| c.path.as_str()))?;
+            trace::mark("check directories");
             let human = self.human_edits(&repo, tip_tree, req)?;
             trace::mark("read work tree (human edits)");
             if !human.is_empty() {

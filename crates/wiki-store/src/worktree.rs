@@ -130,7 +130,8 @@ pub(crate) fn check_writable(vault_dir: &Path, vault_path: &str) -> Result<()> {
     Ok(())
 }
 
-/// Read a path that passed [`check_writable`].
+/// Read a path whose parent directories passed [`check_writable`] (or
+/// [`PathChecker::check_parents`]); anything but a regular file or nothing is refused.
 pub(crate) fn read_disk(vault_dir: &Path, vault_path: &str) -> Result<Disk> {
     let full = vault_dir.join(vault_path);
     let meta = match std::fs::symlink_metadata(&full) {
@@ -146,6 +147,8 @@ pub(crate) fn read_disk(vault_dir: &Path, vault_path: &str) -> Result<Disk> {
         Err(e) => return Err(Error::io(&full, e)),
     };
     if !meta.file_type().is_file() {
+        // The precise reason (symbolic link, directory, ...).
+        check_writable(vault_dir, vault_path)?;
         return Err(unsafe_path(vault_path, "it is not a regular file"));
     }
     let bytes = std::fs::read(&full).map_err(|e| Error::io(&full, e))?;
@@ -273,6 +276,22 @@ impl PathChecker {
         } else {
             check_writable(vault_dir, vault_path)
         }
+    }
+
+    /// The part of [`check_writable`] about the parent directories, for every path of `paths`
+    /// (each distinct directory looked up once); the files themselves are left to the caller
+    /// (e.g. [`read_disk`], which refuses anything but a regular file with the same messages).
+    pub(crate) fn check_parents<'p>(
+        &mut self,
+        vault_dir: &Path,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Result<()> {
+        for path in paths {
+            if self.dir(vault_dir, parent_of(path)).is_err() {
+                check_writable(vault_dir, path)?;
+            }
+        }
+        Ok(())
     }
 
     /// Make sure the vault-relative directory `dir` exists, creating it and its missing
@@ -829,6 +848,12 @@ mod tests {
                 let expected = check_writable(&vault, path).map_err(|e| e.to_string());
                 let got = checker.check(&vault, path).map_err(|e| e.to_string());
                 assert_eq!(got, expected, "{path}");
+                // The split form: directories first, then the file while reading it.
+                let split = checker
+                    .check_parents(&vault, [path])
+                    .and_then(|()| read_disk(&vault, path).map(|_| ()))
+                    .map_err(|e| e.to_string());
+                assert_eq!(split, expected, "{path} (check_parents + read_disk)");
             }
         }
     }
