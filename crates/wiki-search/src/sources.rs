@@ -119,9 +119,7 @@ impl Source for WorkTree {
             }
         }
         #[cfg(any(target_os = "linux", target_os = "android"))]
-        if let Some(mut out) = fast::list_pages(&self.vault, self.dir_cache.as_deref()) {
-            // Sorted runs (one per `statx` task): the stable sort merges them.
-            out.sort_by(|a, b| a.path.cmp(&b.path));
+        if let Some(out) = fast::list_pages(&self.vault, self.dir_cache.as_deref()) {
             return Ok(out);
         }
         let per_kind: Vec<Vec<SourceFile>> = wiki_parse::PageKind::ALL
@@ -598,7 +596,7 @@ mod fast {
         Ok(out)
     }
 
-    /// The pages of the work tree (unsorted), or `None` when `statx` is unavailable. `cache`:
+    /// The pages of the work tree sorted by path, or `None` when `statx` is unavailable. `cache`:
     /// the directory cache file, read, and rewritten when a directory had to be read.
     pub(super) fn list_pages(vault: &Path, cache: Option<&Path>) -> Option<Vec<SourceFile>> {
         let root = rustix::fs::open(
@@ -650,13 +648,29 @@ mod fast {
             records.dedup_by(|a, b| a.rel == b.rel);
             write_cache(path, &records);
         }
-        let parts = found
+        let mut parts = found
             .files
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
+        // Each part is a sorted run of one directory (see `stat_tasks`; the few files stat-ed
+        // while reading are sorted here). Ordered by their first path, the runs usually follow
+        // each other (no sub-directory falls inside a run): then concatenating them is enough.
+        for p in parts.iter_mut() {
+            if !p.is_sorted_by(|a, b| a.path < b.path) {
+                p.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.sort_unstable_by(|a, b| a[0].path.cmp(&b[0].path));
+        let in_order = parts
+            .windows(2)
+            .all(|w| w[0].last().is_some_and(|l| l.path < w[1][0].path));
         let mut files = Vec::with_capacity(parts.iter().map(Vec::len).sum());
         for p in parts {
             files.extend(p);
+        }
+        if !in_order {
+            files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         }
         Some(files)
     }
@@ -867,8 +881,7 @@ mod tests {
             deep.push_str(&format!("/d{i}"));
             w(&format!("{deep}/p{i}.md"), "# Deep\n");
         }
-        let mut fast = fast::list_pages(&root, None).unwrap();
-        fast.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let fast = fast::list_pages(&root, None).unwrap();
         let mut portable: Vec<SourceFile> = wiki_parse::PageKind::ALL
             .iter()
             .filter(|k| std::fs::symlink_metadata(root.join(k.dir())).is_ok_and(|m| m.is_dir()))
