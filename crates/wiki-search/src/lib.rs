@@ -77,9 +77,11 @@
 //! every stored page (see [`reference`](mod@reference)). It exists to measure the new ranking against.
 //!
 //! ## Corpora
-//! `--corpus wiki` (default), `memory` or `all` ([`memory`] describes the memory ranking). With
-//! `all` and hits in both, the top `ceil(max/2)` of each are taken first, the rest is filled from
-//! the leftovers by score, and the selection is sorted by score (§7.6).
+//! `--corpus wiki` (default), `memory` or `all` ([`memory`] describes the memory ranking, its
+//! `minScore` cut-off — `--min-score`, else the OpenClaw config's `memorySearch.query.minScore`,
+//! else 0.35 — and the `citation` of memory hits, `<path>#L<start>-L<end>`). With `all` and hits
+//! in both, the top `ceil(max/2)` of each are taken first, the rest is filled from the leftovers
+//! by score, and the selection is sorted by score (§7.6).
 
 pub mod cmd;
 pub mod codec;
@@ -208,6 +210,7 @@ pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Ind
             &dir,
             &sources::WorkTree {
                 vault: vault.to_path_buf(),
+                dir_cache: Some(dir.join(store::DIR_CACHE)),
             },
             opts,
         ),

@@ -16,6 +16,14 @@
 //!   (tier 1) puts that file's best chunk above every other result, score 1.
 //! * **Diversity**: MMR with λ = 0.7 over the best `4 × maxResults` candidates; relevance is the
 //!   min–max normalised score, similarity the Jaccard index of the snippets' lowercase word sets.
+//! * **Minimum score** (§14.2): after MMR, results scoring below `minScore` ([`MIN_SCORE`] = 0.35
+//!   unless configured: `--min-score`, else `agents.list[<agent>].memorySearch.query.minScore`,
+//!   else `agents.defaults.memorySearch.query.minScore` of the OpenClaw config) are dropped. When
+//!   none reaches it, the lexical hits are kept as they are (the memory core's "relaxed" keyword
+//!   fallback: this engine is lexical only, so every hit is a keyword hit). Exact path matches
+//!   score 1 and always pass.
+//! * **Citation**: each hit carries `citation`, `<path>#L<start>-L<end>` (`<path>#L<start>` when
+//!   the chunk is one line), the format of OpenClaw's memory search citations.
 //!
 //! The memory index is a second sidecar in the vault: `.openclaw-wiki/index/memory-<hash>/`,
 //! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
@@ -37,6 +45,8 @@ pub const HALF_LIFE_DAYS: f64 = 30.0;
 pub const MMR_LAMBDA: f64 = 0.7;
 /// Snippet length in characters.
 pub const SNIPPET_CHARS: usize = 700;
+/// Default minimum score of a memory hit (§14.1 `minScore`).
+pub const MIN_SCORE: f64 = 0.35;
 
 fn line_tokens(line: &str) -> usize {
     line.split_whitespace()
@@ -251,12 +261,14 @@ pub fn mmr(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
     chosen
 }
 
-/// Search the memory index.
+/// Search the memory index; hits below `min_score` are dropped unless none reaches it (see the
+/// module docs).
 pub fn search(
     index: &Index,
     query: &str,
     mode: Mode,
     max_results: usize,
+    min_score: f64,
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
     let prep = Prepared::new(query);
@@ -341,20 +353,37 @@ pub fn search(
         .map(|c| (c.score, c.chunk.text.as_str()))
         .collect();
     let order = mmr(&items, MMR_LAMBDA);
-    let mut out: Vec<Hit> = Vec::new();
+    // `(raw score, hit)` in output order: exact path tiers, then the MMR order.
+    let mut ranked: Vec<(f64, Hit)> = Vec::new();
     for c in &tiered {
-        out.push(chunk_hit(&c.chunk, 1.0, mode));
+        ranked.push((1.0, chunk_hit(&c.chunk, 1.0, mode)));
     }
     for i in order {
         let c = &rest[i];
-        out.push(chunk_hit(
-            &c.chunk,
-            (c.score * 10_000.0).round() / 10_000.0,
-            mode,
-        ));
+        let shown = (c.score * 10_000.0).round() / 10_000.0;
+        ranked.push((c.score, chunk_hit(&c.chunk, shown, mode)));
     }
+    let mut out: Vec<Hit> = if ranked.iter().any(|(s, _)| *s >= min_score) {
+        ranked
+            .into_iter()
+            .filter(|(s, _)| *s >= min_score)
+            .map(|(_, h)| h)
+            .collect()
+    } else {
+        // Relaxed fallback: no hit reaches the minimum, keep the lexical hits.
+        ranked.into_iter().map(|(_, h)| h).collect()
+    };
     out.truncate(max_results);
     Ok(out)
+}
+
+/// The citation of lines `start..=end` of `path`: `path#L<start>-L<end>`, or `path#L<start>`.
+pub fn citation(path: &str, start: usize, end: usize) -> String {
+    if start == end {
+        format!("{path}#L{start}")
+    } else {
+        format!("{path}#L{start}-L{end}")
+    }
 }
 
 /// The title of a memory file: its base name without extension.
@@ -378,6 +407,7 @@ fn chunk_hit(c: &StoredChunk, score: f64, mode: Mode) -> Hit {
         end_line: Some(c.end_line),
         memory_source: Some("memory".into()),
         search_mode: mode.as_str(),
+        citation: Some(citation(&c.path, c.start_line, c.end_line)),
         meta: rank::PageMeta::default(),
         matched_claim_id: None,
         matched_claim_status: None,
@@ -428,6 +458,15 @@ mod tests {
         assert_eq!(importance("nothing"), None);
         assert!((importance_multiplier(Some(5)) - 1.0).abs() < 1e-12);
         assert!((importance_multiplier(Some(10)) - 1.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn citations() {
+        assert_eq!(citation("MEMORY.md", 3, 3), "MEMORY.md#L3");
+        assert_eq!(
+            citation("memory/2026-04-05.md", 1, 40),
+            "memory/2026-04-05.md#L1-L40"
+        );
     }
 
     #[test]

@@ -182,6 +182,10 @@ pub struct Hit {
     pub memory_source: Option<String>,
     /// The mode searched with.
     pub search_mode: &'static str,
+    /// Memory: where the hit is, `<path>#L<start>-L<end>` (`#L<start>` for one line), as
+    /// OpenClaw's memory search cites results (reference §7.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub citation: Option<String>,
     /// Page provenance metadata (§7.7; absent for memory hits).
     #[serde(flatten)]
     pub meta: PageMeta,
@@ -257,6 +261,7 @@ pub fn page_hit(
         end_line: None,
         memory_source: None,
         search_mode: mode.as_str(),
+        citation: None,
         meta: PageMeta::of(p),
         matched_claim_id: claim.as_ref().and_then(|c| c.id.clone()),
         matched_claim_status: claim.as_ref().and_then(|c| c.status.clone()),

@@ -50,11 +50,14 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
 ///
 /// Listing is the main cost of a warm search (one `statx` per page: about 1.5 µs of kernel time
 /// each, mostly the name lookup, on the benchmark VM). On Linux it is done with `getdents64` and
-/// `statx` relative to directory fds (module `fast`); elsewhere with `std::fs::read_dir` and
-/// `DirEntry::metadata` (`walk_pages`).
+/// `statx` relative to directory fds (module `fast`), and a directory whose inode and mtime are
+/// unchanged since it was last read is not read again (its listing comes from `dir_cache`);
+/// elsewhere with `std::fs::read_dir` and `DirEntry::metadata` (`walk_pages`).
 pub struct WorkTree {
     /// Vault directory.
     pub vault: PathBuf,
+    /// Where the directory listings are cached (`None`: always read every directory).
+    pub dir_cache: Option<PathBuf>,
 }
 
 /// Walk one page directory: the discovery rules of `wiki_parse::vault::scan` (recursive up to
@@ -116,8 +119,7 @@ impl Source for WorkTree {
             }
         }
         #[cfg(any(target_os = "linux", target_os = "android"))]
-        if let Some(mut out) = fast::list_pages(&self.vault) {
-            out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        if let Some(out) = fast::list_pages(&self.vault, self.dir_cache.as_deref()) {
             return Ok(out);
         }
         let per_kind: Vec<Vec<SourceFile>> = wiki_parse::PageKind::ALL
@@ -148,38 +150,199 @@ impl Source for WorkTree {
 /// The work-tree listing on Linux: `getdents64` into one buffer per directory (the entry type
 /// comes from `d_type`, so directories and non-files are never stat-ed) and one
 /// `statx(dirfd, name, AT_SYMLINK_NOFOLLOW)` per candidate page (no path lookup from the vault
-/// root, no allocation per directory entry). Directory reads run per page kind in parallel; the
-/// `statx` calls are then spread over the thread pool in chunks, whatever the directory sizes.
-/// Same discovery rules as [`walk_pages`].
+/// root, no allocation per directory entry). Every directory read is a task of the thread pool,
+/// which hands its pages on as further tasks of a few hundred `statx` calls each, so the work is
+/// spread over the threads whatever the directory sizes. Same discovery rules as [`walk_pages`].
+///
+/// **Directory cache.** A directory whose inode and mtime are those recorded in the cache file
+/// ([`crate::store::DIR_CACHE`] in the index directory) has the same entries as when it was
+/// recorded (creating, deleting or renaming an entry updates the directory's mtime), so its page
+/// names and sub-directories are taken from the cache instead of `getdents64`; its pages are
+/// still `statx`-ed one by one, so edits inside files are seen as before. As for racily clean
+/// files, a record is only trusted when the directory's mtime is more than two seconds older
+/// than the moment it was read (a change within the same timestamp tick cannot hide). The file
+/// is rewritten (atomically) when a directory had to be read; a cache that fails validation is
+/// ignored.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod fast {
     use std::ffi::CStr;
     use std::os::fd::OwnedFd;
     use std::path::Path;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex, PoisonError};
 
-    use rayon::prelude::*;
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     use rustix::io::Errno;
 
+    use crate::codec::{self, Reader, put_bytes, put_ivarint, put_varint};
     use crate::store::SourceFile;
 
+    const CACHE_MAGIC: &[u8; 8] = b"WSRCHDIR";
+    const CACHE_VERSION: u32 = 1;
+    /// A directory record is trusted when its mtime is this much older than its reading.
+    const RACY_NS: i64 = 2_000_000_000;
+
+    /// One directory as last read: its identity and what it held.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct DirRecord {
+        rel: String,
+        ino: u64,
+        mtime_ns: i64,
+        read_ns: i64,
+        /// Candidate page names, each NUL-terminated, back to back.
+        pages: Vec<u8>,
+        /// Sub-directories to walk.
+        subdirs: Vec<String>,
+    }
+
+    /// A name that can only designate an entry of the directory itself.
+    fn plain_name(name: &[u8]) -> bool {
+        !name.is_empty()
+            && name[0] != b'.'
+            && !name.contains(&b'/')
+            && !name.contains(&0)
+            && std::str::from_utf8(name).is_ok()
+    }
+
+    fn encode_cache(records: &[DirRecord]) -> Vec<u8> {
+        let mut body = Vec::new();
+        put_varint(&mut body, records.len() as u64);
+        for r in records {
+            put_bytes(&mut body, r.rel.as_bytes());
+            put_varint(&mut body, r.ino);
+            put_ivarint(&mut body, r.mtime_ns);
+            put_ivarint(&mut body, r.read_ns);
+            let pages: Vec<&[u8]> = r
+                .pages
+                .split(|&b| b == 0)
+                .filter(|n| !n.is_empty())
+                .collect();
+            put_varint(&mut body, pages.len() as u64);
+            for n in pages {
+                put_bytes(&mut body, n);
+            }
+            put_varint(&mut body, r.subdirs.len() as u64);
+            for d in &r.subdirs {
+                put_bytes(&mut body, d.as_bytes());
+            }
+        }
+        let mut out = Vec::with_capacity(body.len() + 28);
+        out.extend_from_slice(CACHE_MAGIC);
+        out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&codec::checksum(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Decode a cache file (`None` when it is not a valid one: it is then ignored). Records come
+    /// out sorted by directory.
+    fn decode_cache(bytes: &[u8]) -> Option<Vec<DirRecord>> {
+        if bytes.len() < 28 || &bytes[..8] != CACHE_MAGIC {
+            return None;
+        }
+        let mut r = Reader::new(&bytes[8..]);
+        if r.u32().ok()? != CACHE_VERSION {
+            return None;
+        }
+        let len = r.u64().ok()?;
+        let sum = r.u64().ok()?;
+        let body = &bytes[28..];
+        if body.len() as u64 != len || codec::checksum(body) != sum {
+            return None;
+        }
+        let mut r = Reader::new(body);
+        let n = r.len(body.len()).ok()?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let rel = r.str().ok()?.to_string();
+            let ino = r.varint().ok()?;
+            let mtime_ns = r.ivarint().ok()?;
+            let read_ns = r.ivarint().ok()?;
+            let np = r.len(body.len()).ok()?;
+            let mut pages = Vec::new();
+            for _ in 0..np {
+                let name = r.lbytes().ok()?;
+                if !plain_name(name) {
+                    return None;
+                }
+                pages.extend_from_slice(name);
+                pages.push(0);
+            }
+            let nd = r.len(body.len()).ok()?;
+            let mut subdirs = Vec::with_capacity(nd);
+            for _ in 0..nd {
+                let name = r.str().ok()?;
+                if !plain_name(name.as_bytes()) {
+                    return None;
+                }
+                subdirs.push(name.to_string());
+            }
+            out.push(DirRecord {
+                rel,
+                ino,
+                mtime_ns,
+                read_ns,
+                pages,
+                subdirs,
+            });
+        }
+        if !r.is_empty() || out.windows(2).any(|w| w[0].rel >= w[1].rel) {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn now_ns() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+
+    /// Inode and mtime of an open directory.
+    fn dir_identity(fd: &OwnedFd) -> Option<(u64, i64)> {
+        let st = rustix::fs::statx(
+            fd,
+            c"",
+            AtFlags::EMPTY_PATH,
+            StatxFlags::INO | StatxFlags::MTIME,
+        )
+        .ok()?;
+        let t = st.stx_mtime;
+        Some((
+            st.stx_ino,
+            t.tv_sec
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(t.tv_nsec)),
+        ))
+    }
+
     /// `statx` calls per parallel task.
-    const CHUNK: usize = 512;
+    const CHUNK: usize = 256;
     /// `getdents64` buffer size.
     const DIRENT_BUF: usize = 64 * 1024;
 
-    /// The candidate pages of one directory: names (each NUL-terminated) back to back.
+    /// The candidate pages of one directory: names (each NUL-terminated) back to back, and the
+    /// span of each.
     struct Names {
         fd: OwnedFd,
         rel: String,
         bytes: Vec<u8>,
-        starts: Vec<usize>,
+        spans: Vec<(usize, usize)>,
     }
 
     impl Names {
         fn name(&self, i: usize) -> Option<&CStr> {
-            let end = self.starts.get(i + 1).copied().unwrap_or(self.bytes.len());
-            CStr::from_bytes_with_nul(self.bytes.get(self.starts[i]..end)?).ok()
+            let &(start, end) = self.spans.get(i)?;
+            CStr::from_bytes_with_nul(self.bytes.get(start..end)?).ok()
+        }
+
+        /// Sort the names (with their NUL, so a name sorts before its extensions, as in paths).
+        fn sort(&mut self) {
+            let bytes = &self.bytes;
+            self.spans
+                .sort_unstable_by(|a, b| bytes[a.0..a.1].cmp(&bytes[b.0..b.1]));
         }
     }
 
@@ -234,23 +397,87 @@ mod fast {
         p
     }
 
-    /// Read a directory tree; candidate names go to `out`, files whose type had to be stat-ed
-    /// (`DT_UNKNOWN`) straight to `ready`.
-    fn read_tree(
-        fd: OwnedFd,
-        rel: String,
-        depth: usize,
-        buf: &mut Vec<u8>,
-        out: &mut Vec<Names>,
-        ready: &mut Vec<SourceFile>,
-    ) -> Result<(), ()> {
+    /// The listing of one walk: stat-ed pages per task, whether `statx` is unavailable, the
+    /// directory cache read and the directory records of this walk.
+    struct Found {
+        files: Mutex<Vec<Vec<SourceFile>>>,
+        no_statx: AtomicBool,
+        cache: Vec<DirRecord>,
+        records: Mutex<Vec<DirRecord>>,
+        /// Directories read, and taken from the cache.
+        read: AtomicUsize,
+        cached: AtomicUsize,
+    }
+
+    impl Found {
+        fn add(&self, files: Vec<SourceFile>) {
+            if !files.is_empty() {
+                self.files
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(files);
+            }
+        }
+    }
+
+    /// Read one directory, then hand its candidate pages to the pool in chunks of [`CHUNK`]
+    /// `statx` calls and its sub-directories as further tasks (so both threads stat while
+    /// directories are still being read). Files whose type had to be stat-ed (`DT_UNKNOWN`) are
+    /// added directly.
+    fn walk<'s>(s: &rayon::Scope<'s>, fd: OwnedFd, rel: String, depth: usize, found: &'s Found) {
+        let identity = dir_identity(&fd);
+        let cached = identity.and_then(|(ino, mtime_ns)| {
+            let i = found
+                .cache
+                .binary_search_by(|r| r.rel.as_str().cmp(rel.as_str()))
+                .ok()?;
+            let r = &found.cache[i];
+            (r.ino == ino && r.mtime_ns == mtime_ns && mtime_ns.saturating_add(RACY_NS) < r.read_ns)
+                .then_some(r)
+        });
+        if let Some(r) = cached {
+            let mut names = Names {
+                fd,
+                rel,
+                bytes: r.pages.clone(),
+                spans: Vec::new(),
+            };
+            let mut start = 0;
+            for (i, &b) in r.pages.iter().enumerate() {
+                if b == 0 {
+                    names.spans.push((start, i + 1));
+                    start = i + 1;
+                }
+            }
+            for d in &r.subdirs {
+                let Ok(cname) = std::ffi::CString::new(d.as_str()) else {
+                    continue;
+                };
+                if let Some(sub) = open_dir(&names.fd, &cname) {
+                    let sub_rel = join(&names.rel, d);
+                    s.spawn(move |s| walk(s, sub, sub_rel, depth + 1, found));
+                }
+            }
+            found
+                .records
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(r.clone());
+            found.cached.fetch_add(1, Ordering::Relaxed);
+            stat_tasks(s, names, found);
+            return;
+        }
+        let read_ns = now_ns();
         let mut names = Names {
             fd,
             rel,
             bytes: Vec::new(),
-            starts: Vec::new(),
+            spans: Vec::new(),
         };
         let mut subdirs: Vec<(OwnedFd, String)> = Vec::new();
+        let mut subdir_names: Vec<String> = Vec::new();
+        let mut ready: Vec<SourceFile> = Vec::new();
+        let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUF);
         {
             let mut dir = RawDir::new(&names.fd, buf.spare_capacity_mut());
             while let Some(Ok(e)) = dir.next() {
@@ -265,12 +492,16 @@ mod fast {
                 let mut ft = e.file_type();
                 let mut known = None;
                 if ft == FileType::Unknown {
-                    match stat(&names.fd, cname)? {
-                        Some((t, size, mtime)) => {
+                    match stat(&names.fd, cname) {
+                        Ok(Some((t, size, mtime))) => {
                             ft = t;
                             known = Some((size, mtime));
                         }
-                        None => continue,
+                        Ok(None) => continue,
+                        Err(()) => {
+                            found.no_statx.store(true, Ordering::Relaxed);
+                            return;
+                        }
                     }
                 }
                 if ft == FileType::Directory {
@@ -278,8 +509,11 @@ mod fast {
                         && let Some(sub) = open_dir(&names.fd, cname)
                     {
                         subdirs.push((sub, join(&names.rel, name_str)));
+                        subdir_names.push(name_str.to_string());
                     }
                 } else if ft == FileType::RegularFile && is_page_name(name) {
+                    let start = names.bytes.len();
+                    names.bytes.extend_from_slice(cname.to_bytes_with_nul());
                     match known {
                         Some((size, mtime_ns)) => ready.push(SourceFile {
                             path: join(&names.rel, name_str),
@@ -287,21 +521,61 @@ mod fast {
                             mtime_ns,
                             blob: None,
                         }),
-                        None => {
-                            names.starts.push(names.bytes.len());
-                            names.bytes.extend_from_slice(cname.to_bytes_with_nul());
-                        }
+                        None => names.spans.push((start, names.bytes.len())),
                     }
                 }
             }
         }
-        if !names.starts.is_empty() {
-            out.push(names);
+        drop(buf);
+        found.read.fetch_add(1, Ordering::Relaxed);
+        if let Some((ino, mtime_ns)) = identity {
+            subdir_names.sort_unstable();
+            found
+                .records
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(DirRecord {
+                    rel: names.rel.clone(),
+                    ino,
+                    mtime_ns,
+                    read_ns,
+                    pages: names.bytes.clone(),
+                    subdirs: subdir_names,
+                });
         }
+        found.add(ready);
         for (sub, rel) in subdirs {
-            read_tree(sub, rel, depth + 1, buf, out, ready)?;
+            s.spawn(move |s| walk(s, sub, rel, depth + 1, found));
         }
-        Ok(())
+        stat_tasks(s, names, found);
+    }
+
+    /// Hand the pages of a directory to the pool, [`CHUNK`] `statx` calls per task.
+    fn stat_tasks<'s>(s: &rayon::Scope<'s>, mut names: Names, found: &'s Found) {
+        // Each task then yields a sorted run of paths.
+        names.sort();
+        let names = Arc::new(names);
+        let n = names.spans.len();
+        for start in (0..n).step_by(CHUNK) {
+            let names = Arc::clone(&names);
+            s.spawn(
+                move |_| match stat_names(&names, start..(start + CHUNK).min(n)) {
+                    Ok(files) => found.add(files),
+                    Err(()) => found.no_statx.store(true, Ordering::Relaxed),
+                },
+            );
+        }
+    }
+
+    /// Replace the cache file (temporary file + rename; failures only cost speed).
+    fn write_cache(path: &Path, records: &[DirRecord]) {
+        let Some(dir) = path.parent() else { return };
+        let tmp = crate::store::temp_path(dir, "dirs");
+        if std::fs::write(&tmp, encode_cache(records)).is_err()
+            || std::fs::rename(&tmp, path).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
 
     /// Stat names `range` of `names`.
@@ -322,52 +596,132 @@ mod fast {
         Ok(out)
     }
 
-    /// The pages of the work tree (unsorted), or `None` when `statx` is unavailable.
-    pub(super) fn list_pages(vault: &Path) -> Option<Vec<SourceFile>> {
+    /// The pages of the work tree sorted by path, or `None` when `statx` is unavailable. `cache`:
+    /// the directory cache file, read, and rewritten when a directory had to be read.
+    pub(super) fn list_pages(vault: &Path, cache: Option<&Path>) -> Option<Vec<SourceFile>> {
         let root = rustix::fs::open(
             vault,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .ok()?;
-        let trees: Vec<(Vec<Names>, Vec<SourceFile>)> = wiki_parse::PageKind::ALL
-            .par_iter()
-            .map(|k| {
-                let mut out = Vec::new();
-                let mut ready = Vec::new();
-                let name = std::ffi::CString::new(k.dir()).map_err(|_| ())?;
-                if let Some(fd) = open_dir(&root, &name) {
-                    let mut buf = Vec::with_capacity(DIRENT_BUF);
-                    read_tree(fd, k.dir().to_string(), 0, &mut buf, &mut out, &mut ready)?;
-                }
-                Ok((out, ready))
-            })
-            .collect::<Result<_, ()>>()
-            .ok()?;
-        let mut files: Vec<SourceFile> = Vec::new();
-        let mut dirs: Vec<Names> = Vec::new();
-        for (d, r) in trees {
-            dirs.extend(d);
-            files.extend(r);
+        let found = Found {
+            files: Mutex::new(Vec::new()),
+            no_statx: AtomicBool::new(false),
+            cache: cache
+                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|b| decode_cache(&b))
+                .unwrap_or_default(),
+            records: Mutex::new(Vec::new()),
+            read: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
+        };
+        let mut kinds: Vec<(OwnedFd, &str)> = Vec::new();
+        for k in wiki_parse::PageKind::ALL {
+            let name = std::ffi::CString::new(k.dir()).ok()?;
+            if let Some(fd) = open_dir(&root, &name) {
+                kinds.push((fd, k.dir()));
+            }
         }
-        let tasks: Vec<(&Names, std::ops::Range<usize>)> = dirs
-            .iter()
-            .flat_map(|d| {
-                (0..d.starts.len())
-                    .step_by(CHUNK)
-                    .map(move |s| (d, s..(s + CHUNK).min(d.starts.len())))
-            })
-            .collect();
-        let stated: Vec<Vec<SourceFile>> = tasks
-            .into_par_iter()
-            .map(|(d, r)| stat_names(d, r))
-            .collect::<Result<_, ()>>()
-            .ok()?;
-        files.reserve(stated.iter().map(Vec::len).sum());
-        for s in stated {
-            files.extend(s);
+        let found_ref = &found;
+        rayon::scope(|s| {
+            for (fd, dir) in kinds {
+                s.spawn(move |s| walk(s, fd, dir.to_string(), 0, found_ref));
+            }
+        });
+        if found.no_statx.load(Ordering::Relaxed) {
+            return None;
+        }
+        let read = found.read.load(Ordering::Relaxed);
+        if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+            let cached = found.cached.load(Ordering::Relaxed);
+            eprintln!("trace: dirs {cached} cached, {read} read");
+        }
+        if let Some(path) = cache
+            && read > 0
+        {
+            let mut records = found
+                .records
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner);
+            records.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+            records.dedup_by(|a, b| a.rel == b.rel);
+            write_cache(path, &records);
+        }
+        let mut parts = found
+            .files
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Each part is a sorted run of one directory (see `stat_tasks`; the few files stat-ed
+        // while reading are sorted here). Ordered by their first path, the runs usually follow
+        // each other (no sub-directory falls inside a run): then concatenating them is enough.
+        for p in parts.iter_mut() {
+            if !p.is_sorted_by(|a, b| a.path < b.path) {
+                p.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.sort_unstable_by(|a, b| a[0].path.cmp(&b[0].path));
+        let in_order = parts
+            .windows(2)
+            .all(|w| w[0].last().is_some_and(|l| l.path < w[1][0].path));
+        let mut files = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for p in parts {
+            files.extend(p);
+        }
+        if !in_order {
+            files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         }
         Some(files)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn record(rel: &str, pages: &[&str], subdirs: &[&str]) -> DirRecord {
+            DirRecord {
+                rel: rel.to_string(),
+                ino: 42,
+                mtime_ns: -5,
+                read_ns: 1_700_000_000_000_000_000,
+                pages: pages
+                    .iter()
+                    .flat_map(|p| [p.as_bytes(), b"\0"].concat())
+                    .collect(),
+                subdirs: subdirs.iter().map(|d| d.to_string()).collect(),
+            }
+        }
+
+        #[test]
+        fn cache_round_trip_and_validation() {
+            let records = vec![
+                record("concepts", &["a.md", "b.md"], &["team"]),
+                record("concepts/team", &[], &[]),
+            ];
+            let bytes = encode_cache(&records);
+            assert_eq!(decode_cache(&bytes), Some(records.clone()));
+            // Any damaged byte, truncation or another version: ignored.
+            for i in 0..bytes.len() {
+                let mut b = bytes.clone();
+                b[i] ^= 0x01;
+                assert_eq!(decode_cache(&b), None, "byte {i}");
+            }
+            assert_eq!(decode_cache(&bytes[..bytes.len() - 1]), None);
+            // Names that would reach outside their directory are refused even when the
+            // checksum is right.
+            for bad in ["../x.md", "a/b.md", ".hidden.md"] {
+                let r = vec![record("concepts", &[bad], &[])];
+                assert_eq!(decode_cache(&encode_cache(&r)), None, "{bad:?}");
+            }
+            for bad in ["..", "a/b", ".git", ""] {
+                let r = vec![record("concepts", &[], &[bad])];
+                assert_eq!(decode_cache(&encode_cache(&r)), None, "{bad:?}");
+            }
+            // Records must be sorted and unique.
+            let r = vec![record("b", &[], &[]), record("a", &[], &[])];
+            assert_eq!(decode_cache(&encode_cache(&r)), None);
+        }
     }
 }
 
@@ -527,8 +881,7 @@ mod tests {
             deep.push_str(&format!("/d{i}"));
             w(&format!("{deep}/p{i}.md"), "# Deep\n");
         }
-        let mut fast = fast::list_pages(&root).unwrap();
-        fast.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let fast = fast::list_pages(&root, None).unwrap();
         let mut portable: Vec<SourceFile> = wiki_parse::PageKind::ALL
             .iter()
             .filter(|k| std::fs::symlink_metadata(root.join(k.dir())).is_ok_and(|m| m.is_dir()))

@@ -532,6 +532,175 @@ fn index_follows_edits_deletes_and_branch_switches() {
     assert_eq!(v.status(), "");
 }
 
+/// Overwrite `path` in place (same inode, same size) and set its mtime `secs_ago` seconds back.
+fn overwrite_in_place(path: &Path, text: &str, secs_ago: u64) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    f.set_modified(t).unwrap();
+}
+
+#[test]
+fn index_sees_same_size_in_place_edits_through_mtime() {
+    let v = vault();
+    let a = v.path("concepts/a.md");
+    let text = |word: &str| page(&["title: A"], &format!("# A\n\n{word} here.\n"));
+    v.write("concepts/a.md", text("alphaword"));
+    v.write("concepts/b.md", page(&["title: B"], "# B\n\nother.\n"));
+    // Old mtimes: outside the racily-clean window, so only size + mtime are compared.
+    overwrite_in_place(&a, &text("alphaword"), 3600);
+    assert_eq!(search_paths(&v, &["alphaword"]), ["concepts/a.md"]);
+    // Same size, new mtime: seen by the next search.
+    overwrite_in_place(&a, &text("omegaword"), 1800);
+    assert_eq!(search_paths(&v, &["omegaword"]), ["concepts/a.md"]);
+    search(&v, &["alphaword"]).expect_code(1);
+    let r = index_report(&v);
+    assert_eq!(
+        (r["tokenized"].as_u64(), r["files"].as_u64()),
+        (Some(0), Some(2)),
+        "{r}"
+    );
+    // Same size and the very same mtime: indistinguishable from no change (as for git).
+    let same = std::time::SystemTime::now() - std::time::Duration::from_secs(1800);
+    let meta = std::fs::metadata(&a).unwrap();
+    overwrite_in_place(&a, &text("sigmaword"), 0);
+    std::fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(meta.modified().unwrap_or(same))
+        .unwrap();
+    search(&v, &["sigmaword"]).expect_code(1);
+    assert_eq!(search_paths(&v, &["omegaword"]), ["concepts/a.md"]);
+    // `wiki index --rebuild` re-reads everything.
+    v.run("wiki", &["index", "--rebuild"]).expect_code(0);
+    assert_eq!(search_paths(&v, &["sigmaword"]), ["concepts/a.md"]);
+}
+
+/// Set the mtime of directories an hour back (their cached listings become trusted).
+fn age_dirs(v: &Vault, dirs: &[&str]) {
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for d in dirs {
+        std::fs::File::open(v.path(d))
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+}
+
+/// Search with `WIKI_SEARCH_TRACE`: the hit paths and the directory-cache trace line.
+fn traced_search(v: &Vault, query: &str) -> (Vec<String>, String) {
+    let mut cmd = v.command("wiki-search");
+    cmd.arg(query).env("WIKI_SEARCH_TRACE", "1");
+    let run = wiki_testkit::output(cmd, None);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let dirs = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("trace: dirs "))
+        .unwrap_or_default()
+        .to_string();
+    (paths(&run), dirs)
+}
+
+#[test]
+fn directory_cache_sees_creates_deletes_and_new_subdirectories() {
+    let v = vault();
+    let text = |word: &str| page(&["title: P"], &format!("# P\n\n{word} here.\n"));
+    v.write("concepts/a.md", text("alphaword"));
+    v.write("concepts/team/b.md", text("betaword"));
+    v.write("entities/e.md", text("epsilonword"));
+    let all = ["concepts", "concepts/team", "entities"];
+    age_dirs(&v, &all);
+    // First search: every directory is read and recorded; then all come from the cache.
+    assert_eq!(
+        traced_search(&v, "alphaword"),
+        (
+            vec!["concepts/a.md".to_string()],
+            "0 cached, 3 read".to_string()
+        )
+    );
+    assert_eq!(
+        traced_search(&v, "betaword"),
+        (
+            vec!["concepts/team/b.md".to_string()],
+            "3 cached, 0 read".to_string()
+        )
+    );
+    let settle = |v: &Vault| {
+        age_dirs(v, &all);
+        traced_search(v, "nothingmatches");
+        assert_eq!(traced_search(v, "nothingmatches").1, "3 cached, 0 read");
+    };
+    // Create: the directory's mtime moved, so it is read again.
+    v.write("concepts/c.md", text("gammaword"));
+    assert_eq!(
+        traced_search(&v, "gammaword"),
+        (
+            vec!["concepts/c.md".to_string()],
+            "2 cached, 1 read".to_string()
+        )
+    );
+    settle(&v);
+    // Create in a sub-directory: only the sub-directory changed.
+    v.write("concepts/team/d.md", text("deltaword"));
+    assert_eq!(
+        traced_search(&v, "deltaword"),
+        (
+            vec!["concepts/team/d.md".to_string()],
+            "2 cached, 1 read".to_string()
+        )
+    );
+    settle(&v);
+    // Delete.
+    std::fs::remove_file(v.path("concepts/a.md")).unwrap();
+    assert_eq!(traced_search(&v, "alphaword").0, Vec::<String>::new());
+    settle(&v);
+    // A new sub-directory.
+    v.write("concepts/new/x.md", text("xiword"));
+    assert_eq!(
+        traced_search(&v, "xiword"),
+        (
+            vec!["concepts/new/x.md".to_string()],
+            "2 cached, 2 read".to_string()
+        )
+    );
+    let all = ["concepts", "concepts/team", "concepts/new", "entities"];
+    age_dirs(&v, &all);
+    traced_search(&v, "nothingmatches");
+    assert_eq!(traced_search(&v, "xiword").1, "4 cached, 0 read");
+    // An edit inside a file of a cached directory is seen through the file's own stat.
+    overwrite_in_place(&v.path("entities/e.md"), &text("omicronwd"), 1800);
+    assert_eq!(
+        traced_search(&v, "omicronwd"),
+        (
+            vec!["entities/e.md".to_string()],
+            "4 cached, 0 read".to_string()
+        )
+    );
+    // A damaged cache is ignored (and rewritten).
+    let cache = v.path(".openclaw-wiki/index/wiki-worktree/DIRS");
+    let mut bytes = std::fs::read(&cache).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&cache, &bytes).unwrap();
+    assert_eq!(
+        traced_search(&v, "gammaword"),
+        (
+            vec!["concepts/c.md".to_string()],
+            "0 cached, 4 read".to_string()
+        )
+    );
+    assert_eq!(traced_search(&v, "gammaword").1, "4 cached, 0 read");
+    // `wiki index --rebuild` reads every directory again.
+    v.run("wiki", &["index", "--rebuild"]).expect_code(0);
+    assert_eq!(traced_search(&v, "deltaword").1, "4 cached, 0 read");
+    // The cache is git-ignored with the rest of the index.
+    let cache = ".openclaw-wiki/index/wiki-worktree/DIRS";
+    assert_eq!(v.git(&["check-ignore", cache]).trim(), cache);
+}
+
 #[test]
 fn corrupt_or_old_index_is_rebuilt() {
     let v = vault();
@@ -773,6 +942,162 @@ fn memory_importance_chunks_and_corpus_all_balancing() {
     )
     .jsonl();
     assert!(recs.iter().all(|r| r["corpus"] == "wiki"));
+}
+
+/// A workspace where one file matches both query words, one matches one word, and a dated copy
+/// of the first is 90.5 days old (decay 2^(-90.5/30) = 0.1235), among filler notes.
+fn min_score_ws(v: &Vault) -> PathBuf {
+    let ws = memory_ws(v);
+    let plan = "Zebra quartz rollout plan for the gateway.\n";
+    std::fs::write(ws.join("MEMORY.md"), plan).unwrap();
+    std::fs::write(ws.join("memory/2026-01-05.md"), plan).unwrap();
+    std::fs::write(
+        ws.join("memory/lobby.md"),
+        "Zebra stripes in the lobby mural.\n",
+    )
+    .unwrap();
+    for i in 1..=8 {
+        std::fs::write(
+            ws.join(format!("memory/filler-{i}.md")),
+            format!("Filler note {i} about the weekly standup.\n"),
+        )
+        .unwrap();
+    }
+    ws
+}
+
+const HIT_MEMORY: &str = r#"{"type":"hit","corpus":"memory","path":"MEMORY.md","title":"MEMORY","kind":"memory","score":0.547,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"MEMORY.md#L1"}
+"#;
+const HIT_LOBBY: &str = r#"{"type":"hit","corpus":"memory","path":"memory/lobby.md","title":"lobby","kind":"memory","score":0.3618,"snippet":"Zebra stripes in the lobby mural.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/lobby.md#L1"}
+"#;
+const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.0676,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
+"#;
+
+#[test]
+fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
+    let v = vault();
+    let ws = min_score_ws(&v);
+    let ws_s = ws.to_str().unwrap();
+    let args = ["zebra quartz", "--corpus", "memory", "--memory", ws_s];
+    // Default minScore 0.35: the decayed copy (0.547 × 0.1235 = 0.0676) is dropped.
+    let run = search(&v, &args);
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}"));
+    // --min-score 0 keeps everything.
+    let run = search(&v, &[&args[..], &["--min-score", "0"]].concat());
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    // The cut-off is inclusive.
+    let run = search(&v, &[&args[..], &["--min-score", "0.547"]].concat());
+    assert_eq!(run.stdout, HIT_MEMORY);
+    // Nothing reaches the minimum: the lexical hits are kept (relaxed fallback).
+    let run = search(&v, &[&args[..], &["--min-score", "0.99"]].concat());
+    run.expect_code(0);
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    // Exact path matches score 1 and always pass.
+    let run = search(
+        &v,
+        &[
+            "lobby.md",
+            "--corpus",
+            "memory",
+            "--memory",
+            ws_s,
+            "--min-score",
+            "0.99",
+        ],
+    );
+    assert_eq!(run.stdout, HIT_LOBBY.replace("0.3618", "1"));
+    // JSON output carries the citation too; wiki hits never do.
+    let run = v.run(
+        "wiki",
+        &[
+            "search",
+            "zebra quartz",
+            "--corpus",
+            "memory",
+            "--memory",
+            ws_s,
+            "--json",
+        ],
+    );
+    run.expect_code(0);
+    let hits = run.json();
+    let citations: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["citation"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(citations, ["MEMORY.md#L1", "memory/lobby.md#L1"]);
+    v.write(
+        "concepts/zebra.md",
+        page(
+            &["title: Zebra Quartz"],
+            "# Zebra Quartz\n\nzebra quartz.\n",
+        ),
+    );
+    let wiki = search(&v, &["zebra quartz"]).jsonl();
+    assert_eq!(wiki.len(), 1);
+    assert!(wiki[0].get("citation").is_none(), "{}", wiki[0]);
+    // Invalid flag values are usage errors.
+    let run = search(&v, &[&args[..], &["--min-score", "1.5"]].concat());
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("--min-score must be a number from 0 to 1 (found \"1.5\")"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn memory_min_score_from_the_openclaw_config() {
+    let v = vault();
+    let ws = min_score_ws(&v);
+    let ws_s = ws.to_str().unwrap();
+    let config = v.temp().join("openclaw.json");
+    let run_with = |config_text: &str, extra: &[&str]| {
+        std::fs::write(&config, config_text).unwrap();
+        let mut cmd = v.command("wiki-search");
+        cmd.args(["zebra quartz", "--corpus", "memory", "--memory", ws_s])
+            .args(extra)
+            .env("OPENCLAW_CONFIG_PATH", &config);
+        wiki_testkit::output(cmd, None)
+    };
+    // agents.defaults (JSON5).
+    let defaults = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } } } }";
+    let run = run_with(defaults, &[]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, HIT_MEMORY);
+    // The flag wins over the config.
+    assert_eq!(
+        run_with(defaults, &["--min-score", "0"]).stdout,
+        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+    );
+    // A per-agent value wins over the defaults (agent branch `agents/ops`).
+    v.commit_all("init");
+    v.git(&["branch", "agents/ops"]);
+    let per_agent = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } }, \
+                     list: [{ id: 'Ops', memorySearch: { query: { minScore: 0 } } }] } }";
+    assert_eq!(
+        run_with(per_agent, &["--agent", "ops"]).stdout,
+        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+    );
+    assert_eq!(run_with(per_agent, &[]).stdout, HIT_MEMORY);
+    // A value that is not a score is a usage error naming the key.
+    let run = run_with(
+        "{ agents: { defaults: { memorySearch: { query: { minScore: 'high' } } } } }",
+        &[],
+    );
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-search: error: {}: agents.defaults.memorySearch.query.minScore must be a number from 0 to 1 (found \"high\")\n",
+            config.display()
+        )
+    );
 }
 
 fn source_page() -> String {

@@ -13,10 +13,10 @@ use crate::error::GitResultExt;
 use crate::journal::{self, Journal};
 use crate::pack;
 use crate::read::{self, Entry};
-use crate::worktree::{self, Disk, IndexUpdate};
+use crate::worktree::{self, Disk, FileWrite, IndexUpdate, StatFrom};
 use crate::{
     CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
-    message, paths,
+    message, paths, trace,
 };
 
 /// Where to stop (test hook for crash simulation).
@@ -194,11 +194,13 @@ impl Store {
         req: &CommitRequest<'_>,
         stop: Stop,
     ) -> Result<CommitOutcome> {
+        trace::start();
         self.check_lock(lock)?;
         validate_changes(req)?;
         let msg = message::build_message(&req.subject, req.body.as_deref(), &req.trailers)?;
         let repo = self.repo();
         self.roll_forward(&repo)?;
+        trace::mark("open and roll forward");
 
         let target = self.resolve_target(&repo, &req.target)?;
         let mut tip = self.ref_value(&repo, &target.ref_name)?;
@@ -244,10 +246,12 @@ impl Store {
         let mut outcome = CommitOutcome::default();
 
         if target.checked_out {
-            for change in req.changes {
-                worktree::check_writable(&self.vault_dir, &change.path)?;
-            }
+            // The directories here, each file while reading it (`human_edits`).
+            worktree::PathChecker::default()
+                .check_parents(&self.vault_dir, req.changes.iter().map(|c| c.path.as_str()))?;
+            trace::mark("check directories");
             let human = self.human_edits(&repo, tip_tree, req)?;
+            trace::mark("read work tree (human edits)");
             if !human.is_empty() {
                 let op = req
                     .trailers
@@ -434,6 +438,7 @@ impl Store {
         if changed.is_empty() {
             return Ok(None);
         }
+        trace::mark("hash blobs and plan tree");
         // Blobs first (as one pack when there are many), then trees and the commit.
         if new_blobs.len() >= pack::PACK_THRESHOLD {
             pack::write_blobs(repo.objects.store_ref().path(), &new_blobs)?;
@@ -446,6 +451,7 @@ impl Store {
                 debug_assert_eq!(written, *id);
             }
         }
+        trace::mark("write blobs");
         let tree = editor
             .write()
             .git_ctx(|| format!("write tree for commit on {base}"))?
@@ -462,6 +468,7 @@ impl Store {
             message: msg.into(),
             extra_headers: Vec::new(),
         };
+        trace::mark("write trees");
         let id = repo
             .write_object(&commit)
             .git_ctx(|| format!("write commit object with tree {tree}"))?
@@ -518,6 +525,7 @@ impl Store {
                 &Journal::new(&target.ref_name, parent, built.commit, paths),
             )?;
         }
+        trace::mark("write commit and journal");
         if let Err(e) = self.cas_update(
             repo,
             &target.ref_name,
@@ -534,32 +542,43 @@ impl Store {
         if stop == Stop::AfterRefUpdate || !target.checked_out {
             return Ok(());
         }
+        // Deletions first (they may remove directories left empty, which a write below then
+        // recreates), then every write at once (see `worktree::write_files`).
+        let mut writes = Vec::new();
+        for (path, new) in &built.changed {
+            match new {
+                Some((_, exec, bytes)) => writes.push(FileWrite {
+                    path,
+                    bytes,
+                    exec: *exec,
+                }),
+                None if write_files => worktree::remove(&self.vault_dir, path)?,
+                None => {}
+            }
+        }
+        trace::mark("move ref and delete files");
+        let mut stats = if write_files {
+            worktree::write_files(&self.vault_dir, &writes)?
+        } else {
+            Vec::new()
+        }
+        .into_iter();
         let mut updates = Vec::with_capacity(built.changed.len());
         for (path, new) in &built.changed {
             let repo_path = self.repo_path(path);
-            match new {
-                Some((id, exec, bytes)) => {
-                    if write_files {
-                        worktree::write_file(&self.vault_dir, path, bytes, *exec)?;
-                    }
-                    updates.push(IndexUpdate {
-                        repo_path,
-                        entry: Some((*id, *exec, Some(self.vault_dir.join(path)))),
-                    });
-                }
-                None => {
-                    if write_files {
-                        worktree::remove(&self.vault_dir, path)?;
-                    }
-                    updates.push(IndexUpdate {
-                        repo_path,
-                        entry: None,
-                    });
-                }
-            }
+            let entry = new.map(|(id, exec, _)| {
+                let stat = match stats.next() {
+                    Some(stat) => StatFrom::Known(stat),
+                    // Not written by us: the disk already holds this content.
+                    None => StatFrom::Path(self.vault_dir.join(path)),
+                };
+                (id, exec, stat)
+            });
+            updates.push(IndexUpdate { repo_path, entry });
         }
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)?;
+        trace::mark("update index");
         Ok(())
     }
 
@@ -581,12 +600,12 @@ impl Store {
         };
         let jpath = journal::journal_path(&self.vault_dir);
         // A writer killed while writing files leaves its temporary files behind.
+        let mut checker = worktree::PathChecker::default();
         let checked: Vec<String> = j
             .paths
             .iter()
             .filter(|p| {
-                paths::validate_file_path(p).is_ok()
-                    && worktree::check_writable(&self.vault_dir, p).is_ok()
+                paths::validate_file_path(p).is_ok() && checker.check(&self.vault_dir, p).is_ok()
             })
             .cloned()
             .collect();
@@ -606,17 +625,16 @@ impl Store {
         let new_tree = read::commit_tree(repo, commit)?;
         let parent_tree = parent.map(|p| read::commit_tree(repo, p)).transpose()?;
         let index = worktree::load_index(repo)?;
+        let mut new_lookup = read::TreeLookup::new(repo, new_tree);
+        let mut parent_lookup = parent_tree.map(|t| read::TreeLookup::new(repo, t));
         let mut updates = Vec::new();
-        for path in &j.paths {
-            if paths::validate_file_path(path).is_err()
-                || worktree::check_writable(&self.vault_dir, path).is_err()
-            {
-                continue;
-            }
+        // Files to (re)write: index into `updates`, path, content, executable bit.
+        let mut rewrites: Vec<(usize, &str, Vec<u8>, bool)> = Vec::new();
+        for path in &checked {
             let repo_path = self.repo_path(path);
-            let new = read::lookup(repo, new_tree, &repo_path)?.filter(Entry::is_file);
-            let old = match parent_tree {
-                Some(t) => read::lookup(repo, t, &repo_path)?.filter(Entry::is_file),
+            let new = new_lookup.lookup(&repo_path)?.filter(Entry::is_file);
+            let old = match &mut parent_lookup {
+                Some(t) => t.lookup(&repo_path)?.filter(Entry::is_file),
                 None => None,
             };
             let (new_id, old_id) = (new.map(|e| e.id), old.map(|e| e.id));
@@ -637,11 +655,11 @@ impl Store {
                 }
                 _ => None,
             };
-            let disk_holds_new = if disk_id == new_id {
+            let stat = if disk_id == new_id {
                 if let Some(e) = new {
                     worktree::fix_mode(&self.vault_dir, path, e.kind == EntryKind::BlobExecutable)?;
                 }
-                true
+                StatFrom::Path(self.vault_dir.join(path))
             } else if disk_id == old_id || torn.is_some() {
                 match new {
                     Some(e) => {
@@ -649,16 +667,13 @@ impl Store {
                             Some(data) => data,
                             None => new_blob(&e)?,
                         };
-                        worktree::write_file(
-                            &self.vault_dir,
-                            path,
-                            &data,
-                            e.kind == EntryKind::BlobExecutable,
-                        )?;
+                        let exec = e.kind == EntryKind::BlobExecutable;
+                        rewrites.push((updates.len(), path.as_str(), data, exec));
                     }
+                    // Deleted now; the rewrites follow all deletions (as in `publish`).
                     None => worktree::remove(&self.vault_dir, path)?,
                 }
-                true
+                StatFrom::Path(self.vault_dir.join(path))
             } else {
                 // Changed by someone since: the file is left alone. Its index entry still
                 // follows the commit if it holds the parent's version (nobody staged anything),
@@ -672,18 +687,26 @@ impl Store {
                 if staged != old_id {
                     continue;
                 }
-                false
+                StatFrom::Zero
             };
             updates.push(IndexUpdate {
                 repo_path,
-                entry: new.map(|e| {
-                    (
-                        e.id,
-                        e.kind == EntryKind::BlobExecutable,
-                        disk_holds_new.then(|| self.vault_dir.join(path)),
-                    )
-                }),
+                entry: new.map(|e| (e.id, e.kind == EntryKind::BlobExecutable, stat)),
             });
+        }
+        let writes: Vec<FileWrite<'_>> = rewrites
+            .iter()
+            .map(|(_, path, data, exec)| FileWrite {
+                path,
+                bytes: data,
+                exec: *exec,
+            })
+            .collect();
+        let stats = worktree::write_files(&self.vault_dir, &writes)?;
+        for ((i, ..), stat) in rewrites.iter().zip(stats) {
+            if let Some((_, _, from)) = &mut updates[*i].entry {
+                *from = StatFrom::Known(stat);
+            }
         }
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)

@@ -47,9 +47,12 @@
 //!    user staged for other paths;
 //! 3. write a small journal `.openclaw-wiki/locks/pending.json` (new commit id, parent, paths);
 //! 4. write the objects and compare-and-swap the ref;
-//! 5. write each changed file atomically (temporary file in the same directory, then rename), so
-//!    no reader and no crash ever sees a partially written page; deletions remove the file (and
-//!    parent directories left empty);
+//! 5. write each changed file atomically (temporary file `.wiki-store-<pid>-<n>.tmp` in the same
+//!    directory, then rename), so no reader and no crash ever sees a partially written page;
+//!    deletions remove the file (and parent directories left empty) first. Missing directories
+//!    are created and every distinct directory is checked once (no symbolic links, no
+//!    non-directories); all temporary files are created first, then all are renamed (each
+//!    phase spread over threads for large change sets);
 //! 6. update the index entries of exactly those paths (blob id, mode, stat data of the fresh file)
 //!    and write the index atomically; all other index entries are preserved untouched;
 //! 7. delete the journal.
@@ -125,6 +128,7 @@
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.
+//! - `WIKI_STORE_TRACE=1` prints the phase timings of each commit on stderr (benchmarks).
 
 #![deny(missing_docs)]
 
@@ -138,6 +142,7 @@ mod message;
 mod pack;
 mod paths;
 mod read;
+mod trace;
 mod worktree;
 
 use std::path::{Path, PathBuf};

@@ -1,8 +1,9 @@
 //! Work-tree files and the index: safe reads, atomic writes, per-path index updates.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gix::ObjectId;
 use gix::bstr::{BStr, ByteSlice};
@@ -18,13 +19,26 @@ pub(crate) fn blob_id(bytes: &[u8]) -> ObjectId {
     ObjectId::Sha1(h.digest().bytes())
 }
 
+/// The number of CPUs to spread work over (1 to 8).
+pub(crate) fn cpu_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+}
+
 /// `f` applied to every item, in order; spread over a few threads when there are many items
 /// (hashing and reading thousands of files).
 pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    if threads == 1 || items.len() < 64 {
+    par_map_n(items, cpu_threads(), f)
+}
+
+/// [`par_map`] with an explicit thread count (at least 64 items per call to use threads).
+pub(crate) fn par_map_n<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    if threads <= 1 || items.len() < 64 {
         return items.iter().map(f).collect();
     }
     let chunk_len = items.len().div_ceil(threads);
@@ -116,7 +130,8 @@ pub(crate) fn check_writable(vault_dir: &Path, vault_path: &str) -> Result<()> {
     Ok(())
 }
 
-/// Read a path that passed [`check_writable`].
+/// Read a path whose parent directories passed [`check_writable`] (or
+/// [`PathChecker::check_parents`]); anything but a regular file or nothing is refused.
 pub(crate) fn read_disk(vault_dir: &Path, vault_path: &str) -> Result<Disk> {
     let full = vault_dir.join(vault_path);
     let meta = match std::fs::symlink_metadata(&full) {
@@ -132,6 +147,8 @@ pub(crate) fn read_disk(vault_dir: &Path, vault_path: &str) -> Result<Disk> {
         Err(e) => return Err(Error::io(&full, e)),
     };
     if !meta.file_type().is_file() {
+        // The precise reason (symbolic link, directory, ...).
+        check_writable(vault_dir, vault_path)?;
         return Err(unsafe_path(vault_path, "it is not a regular file"));
     }
     let bytes = std::fs::read(&full).map_err(|e| Error::io(&full, e))?;
@@ -198,20 +215,102 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
     false
 }
 
-/// Create the missing parent directories of `vault_path`, refusing symlinks and non-directories.
-fn create_parents(vault_dir: &Path, vault_path: &str) -> Result<PathBuf> {
-    let mut current = vault_dir.to_path_buf();
-    let components: Vec<&str> = vault_path.split('/').collect();
-    for component in components.iter().take(components.len().saturating_sub(1)) {
-        current.push(component);
+/// What [`PathChecker`] found at a vault-relative directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DirState {
+    /// A real directory (not a symbolic link).
+    Dir,
+    /// Nothing there (nor below).
+    Missing,
+}
+
+/// The vault-relative directory of `vault_path` (`""` for a file at the vault root).
+fn parent_of(vault_path: &str) -> &str {
+    vault_path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// [`check_writable`] for many paths, looking each distinct directory up once (one `lstat` per
+/// directory plus one per file, instead of one per path component of every file). Also creates
+/// missing directories for [`write_files`]. Only the verdict is cached: a path that fails is
+/// checked again by [`check_writable`], which produces the error.
+#[derive(Debug, Default)]
+pub(crate) struct PathChecker {
+    /// Vault-relative directories already looked up (`""`, the vault itself, is never stored).
+    dirs: HashMap<String, DirState>,
+}
+
+impl PathChecker {
+    /// The state of `dir`; `Err(())` when it or an ancestor is not a real directory, or cannot
+    /// be looked up.
+    fn dir(&mut self, vault_dir: &Path, dir: &str) -> std::result::Result<DirState, ()> {
+        if dir.is_empty() {
+            return Ok(DirState::Dir);
+        }
+        if let Some(state) = self.dirs.get(dir) {
+            return Ok(*state);
+        }
+        let state = match self.dir(vault_dir, parent_of(dir))? {
+            DirState::Missing => DirState::Missing,
+            DirState::Dir => match std::fs::symlink_metadata(vault_dir.join(dir)) {
+                Ok(meta) if meta.file_type().is_dir() => DirState::Dir,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => DirState::Missing,
+                _ => return Err(()),
+            },
+        };
+        self.dirs.insert(dir.to_string(), state);
+        Ok(state)
+    }
+
+    /// Same verdict as [`check_writable`]`(vault_dir, vault_path)`.
+    pub(crate) fn check(&mut self, vault_dir: &Path, vault_path: &str) -> Result<()> {
+        let ok = match self.dir(vault_dir, parent_of(vault_path)) {
+            Ok(DirState::Missing) => true,
+            Ok(DirState::Dir) => match std::fs::symlink_metadata(vault_dir.join(vault_path)) {
+                Ok(meta) => meta.file_type().is_file(),
+                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            },
+            Err(()) => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            check_writable(vault_dir, vault_path)
+        }
+    }
+
+    /// The part of [`check_writable`] about the parent directories, for every path of `paths`
+    /// (each distinct directory looked up once); the files themselves are left to the caller
+    /// (e.g. [`read_disk`], which refuses anything but a regular file with the same messages).
+    pub(crate) fn check_parents<'p>(
+        &mut self,
+        vault_dir: &Path,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Result<()> {
+        for path in paths {
+            if self.dir(vault_dir, parent_of(path)).is_err() {
+                check_writable(vault_dir, path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Make sure the vault-relative directory `dir` exists, creating it and its missing
+    /// ancestors; refuses symbolic links and non-directories (errors name `for_path`).
+    fn ensure_dir(&mut self, vault_dir: &Path, dir: &str, for_path: &str) -> Result<()> {
+        if dir.is_empty() || self.dirs.get(dir) == Some(&DirState::Dir) {
+            return Ok(());
+        }
+        self.ensure_dir(vault_dir, parent_of(dir), for_path)?;
+        let current = vault_dir.join(dir);
+        let not_a_dir = || {
+            unsafe_path(
+                for_path,
+                format!("{} is not a directory", current.display()),
+            )
+        };
         match std::fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_dir() => {}
-            Ok(_) => {
-                return Err(unsafe_path(
-                    vault_path,
-                    format!("{} is not a directory", current.display()),
-                ));
-            }
+            Ok(_) => return Err(not_a_dir()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 match std::fs::create_dir(&current) {
                     Ok(()) => {}
@@ -220,10 +319,7 @@ fn create_parents(vault_dir: &Path, vault_path: &str) -> Result<PathBuf> {
                         let meta = std::fs::symlink_metadata(&current)
                             .map_err(|e| Error::io(&current, e))?;
                         if !meta.file_type().is_dir() {
-                            return Err(unsafe_path(
-                                vault_path,
-                                format!("{} is not a directory", current.display()),
-                            ));
+                            return Err(not_a_dir());
                         }
                     }
                     Err(e) => return Err(Error::io(&current, e)),
@@ -231,11 +327,12 @@ fn create_parents(vault_dir: &Path, vault_path: &str) -> Result<PathBuf> {
             }
             Err(e) => return Err(Error::io(&current, e)),
         }
+        self.dirs.insert(dir.to_string(), DirState::Dir);
+        Ok(())
     }
-    Ok(current)
 }
 
-/// Prefix and suffix of the temporary files [`write_atomic`] renames into place.
+/// Prefix and suffix of the temporary files [`write_files`] renames into place.
 pub(crate) const TEMP_PREFIX: &str = ".wiki-store-";
 pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
@@ -264,42 +361,209 @@ pub(crate) fn remove_stale_temps(vault_dir: &Path, paths: &[String]) {
     }
 }
 
-/// Write `bytes` to `vault_path` atomically: a temporary file in the same directory, renamed over
-/// the target (readers never see a partial file). Like git's default for work-tree files, no
-/// fsync: durability across power loss is not attempted; process crashes are covered by the
-/// journal. Existing permissions are kept; new files get 0644 (0755 if `exec`).
-pub(crate) fn write_atomic(
+/// One file for [`write_files`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileWrite<'a> {
+    /// Vault-relative path (validated).
+    pub path: &'a str,
+    /// The new content.
+    pub bytes: &'a [u8],
+    /// Whether the file must be executable.
+    pub exec: bool,
+}
+
+/// Distinguishes the temporary files of one process (their names also carry the process id).
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Threads for the rename phase of [`write_files`]: it mostly waits for the file system (a
+/// rename over a file frees the old file's blocks, which with the `discard` mount option waits
+/// for the device), so more threads than CPUs keep it busy (measured: 10,000 renames on a
+/// 2-CPU VM took 1.0 s with 1 thread, 0.7 s with 2, 0.5 s with 8).
+fn io_threads() -> usize {
+    (4 * cpu_threads()).clamp(2, 8)
+}
+
+/// Write every file of `files` atomically: each goes to a temporary file
+/// (`.wiki-store-<pid>-<n>.tmp`, created with `O_CREAT|O_EXCL`) in its own directory, which is
+/// then renamed over the target, so neither a reader nor a killed process ever sees a partially
+/// written file (a killed writer leaves temporary files, removed by the roll-forward). Like git's
+/// default for work-tree files, no fsync: durability across power loss is not attempted; process
+/// crashes are covered by the journal. Existing permissions are kept; new files get 0644 (0755
+/// if `exec`). Missing parent directories are created; symbolic links and non-directories on
+/// the way, and targets that are not regular files, are refused (each distinct directory is
+/// checked once). Returns the stat data of every written file (for its index entry), in order.
+///
+/// The work runs in two phases, each spread over threads for large batches: all temporary files
+/// are created and written first, then all are renamed. Creating every new inode before any old one is freed
+/// matters on ext4 without a journal, which skips recently freed inode numbers when allocating:
+/// interleaving creates and renames made each create scan past all inodes freed so far. On an
+/// error the temporary files not yet renamed are removed and the first error (in `files` order)
+/// is returned; files already renamed stay (the journal's roll-forward finishes the rest).
+pub(crate) fn write_files(
     vault_dir: &Path,
-    vault_path: &str,
-    bytes: &[u8],
-    exec: bool,
-) -> Result<()> {
-    let parent = create_parents(vault_dir, vault_path)?;
-    check_writable(vault_dir, vault_path)?;
-    let full = vault_dir.join(vault_path);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(&parent)
-        .map_err(|e| Error::io(&parent, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    set_mode(tmp.as_file(), &full, exec).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(&full).map_err(|e| Error::io(&full, e.error))?;
+    files: &[FileWrite<'_>],
+) -> Result<Vec<gix::index::entry::Stat>> {
+    let mut checker = PathChecker::default();
+    let mut dirs: Vec<(&str, &str)> = files.iter().map(|f| (parent_of(f.path), f.path)).collect();
+    dirs.sort_unstable();
+    dirs.dedup_by(|a, b| a.0 == b.0);
+    for (dir, path) in dirs {
+        checker.ensure_dir(vault_dir, dir, path)?;
+    }
+    let umask = current_umask();
+    crate::trace::mark("create directories");
+    let pid = std::process::id();
+    let temps = par_map(files, |f| create_temp(vault_dir, f, umask, pid));
+    let mut first_err = None;
+    let mut created = Vec::with_capacity(temps.len());
+    for temp in temps {
+        match temp {
+            Ok(path) => created.push(path),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        for path in &created {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(e);
+    }
+    crate::trace::mark("create temporary files");
+    let jobs: Vec<(&FileWrite<'_>, PathBuf)> = files.iter().zip(created).collect();
+    par_map_n(&jobs, io_threads(), |(f, temp)| {
+        let full = vault_dir.join(f.path);
+        if let Err(e) = std::fs::rename(temp, &full) {
+            let _ = std::fs::remove_file(temp);
+            return Err(Error::io(&full, e));
+        }
+        file_stat(&full)
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>>>()
+    .inspect(|_| crate::trace::mark("rename files"))
+}
+
+/// The temporary file holding `f`'s new content, created next to the target (whose parent
+/// directory must exist), written and closed, with the permissions the target will have.
+fn create_temp(
+    vault_dir: &Path,
+    f: &FileWrite<'_>,
+    umask: Option<u32>,
+    pid: u32,
+) -> Result<PathBuf> {
+    let full = vault_dir.join(f.path);
+    let existing = match std::fs::symlink_metadata(&full) {
+        Ok(meta) if meta.file_type().is_file() => Some(meta),
+        Ok(_) => {
+            check_writable(vault_dir, f.path)?;
+            return Err(unsafe_path(f.path, "it is not a regular file"));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(unsafe_path(f.path, "a parent component is not a directory"));
+        }
+        Err(e) => return Err(Error::io(&full, e)),
+    };
+    let mode = target_mode(existing.as_ref(), f.exec);
+    let dir = vault_dir.join(parent_of(f.path));
+    let mut attempts = 0;
+    let (temp, mut file) = loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!("{TEMP_PREFIX}{pid}-{n}{TEMP_SUFFIX}"));
+        match open_new(&temp, mode) {
+            Ok(file) => break (temp, file),
+            // A leftover of an earlier process with the same id: take the next name.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 100 => {
+                attempts += 1;
+            }
+            Err(e) => return Err(Error::io(&dir, e)),
+        }
+    };
+    let written = file.write_all(f.bytes).and_then(|()| {
+        // The mode given to open() was reduced by the umask; fix it only when that changed it.
+        if umask.is_none_or(|u| mode & 0o777 & !u != mode) {
+            set_permissions(&file, mode)
+        } else {
+            Ok(())
+        }
+    });
+    drop(file);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(Error::io(&temp, e));
+    }
+    Ok(temp)
+}
+
+/// The stat data git records for the file at `path` (not following symbolic links).
+fn file_stat(path: &Path) -> Result<gix::index::entry::Stat> {
+    let meta =
+        gix::index::fs::Metadata::from_path_no_follow(path).map_err(|e| Error::io(path, e))?;
+    gix::index::entry::Stat::from_fs(&meta).map_err(|e| Error::io(path, std::io::Error::other(e)))
+}
+
+/// The permissions a written file gets: the existing file's (new files: 0644), with the
+/// executable bits set (where readable) or cleared.
+#[cfg(unix)]
+fn target_mode(existing: Option<&std::fs::Metadata>, exec: bool) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    let base = existing.map_or(0o644, |meta| meta.permissions().mode() & 0o7777);
+    if exec {
+        base | ((base & 0o444) >> 2) | 0o100
+    } else {
+        base & !0o111
+    }
+}
+
+#[cfg(not(unix))]
+fn target_mode(_existing: Option<&std::fs::Metadata>, _exec: bool) -> u32 {
+    0
+}
+
+/// Create a new file (`O_CREAT|O_EXCL`, write-only) with permissions `mode` (minus the umask).
+#[cfg(unix)]
+fn open_new(path: &Path, mode: u32) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode & 0o777)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_new(path: &Path, _mode: u32) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(unix)]
+fn set_permissions(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_permissions(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Write `bytes` to `vault_path`: always atomically ([`write_atomic`]: temporary file in the same
-/// directory, then rename), so no reader and no crash ever sees a partially written page. (An
-/// in-place overwrite was measured faster on large commits, but a process killed mid-write left a
-/// torn page on disk until the next roll-forward, which the toolchain's "no partial page after
-/// SIGKILL" guarantee forbids.)
-pub(crate) fn write_file(
-    vault_dir: &Path,
-    vault_path: &str,
-    bytes: &[u8],
-    exec: bool,
-) -> Result<()> {
-    write_atomic(vault_dir, vault_path, bytes, exec)
+/// The process's umask (Linux: from `/proc/self/status`, read without changing it); `None`
+/// when unknown, in which case every written file gets an explicit `fchmod`.
+#[cfg(target_os = "linux")]
+fn current_umask() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let value = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+    u32::from_str_radix(value.trim(), 8).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn current_umask() -> Option<u32> {
+    None
 }
 
 /// Set the executable bit of an existing regular file at `vault_path` (no-op when it matches).
@@ -314,27 +578,7 @@ pub(crate) fn fix_mode(vault_dir: &Path, vault_path: &str, exec: bool) -> Result
         .write(true)
         .open(&full)
         .map_err(|e| Error::io(&full, e))?;
-    set_mode(&file, &full, exec).map_err(|e| Error::io(&full, e))
-}
-
-#[cfg(unix)]
-fn set_mode(file: &std::fs::File, target: &Path, exec: bool) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let base = match std::fs::symlink_metadata(target) {
-        Ok(meta) if meta.file_type().is_file() => meta.permissions().mode() & 0o7777,
-        _ => 0o644,
-    };
-    let mode = if exec {
-        base | ((base & 0o444) >> 2) | 0o100
-    } else {
-        base & !0o111
-    };
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_file: &std::fs::File, _target: &Path, _exec: bool) -> std::io::Result<()> {
-    Ok(())
+    set_permissions(&file, target_mode(Some(&meta), exec)).map_err(|e| Error::io(&full, e))
 }
 
 /// Remove `vault_path` (a regular file, checked) and then any parent directories inside the vault
@@ -361,13 +605,22 @@ pub(crate) fn remove(vault_dir: &Path, vault_path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Where the stat data of an index entry comes from.
+pub(crate) enum StatFrom {
+    /// Already known (taken right after the file was written).
+    Known(gix::index::entry::Stat),
+    /// The file on disk at this path holds the blob: stat it.
+    Path(PathBuf),
+    /// The disk does not hold this blob: zero stat data makes git re-hash the file.
+    Zero,
+}
+
 /// One index entry to set (or remove, when `entry` is `None`).
 pub(crate) struct IndexUpdate {
     /// Repository-relative path.
     pub repo_path: String,
-    /// Blob id, executable bit and the file on disk to take stat data from (`None`: the disk
-    /// does not hold this blob; zero stat data makes git re-hash the file).
-    pub entry: Option<(ObjectId, bool, Option<PathBuf>)>,
+    /// Blob id, executable bit and where the entry's stat data comes from.
+    pub entry: Option<(ObjectId, bool, StatFrom)>,
 }
 
 /// Load the index (an empty one when the repository has none yet).
@@ -395,18 +648,18 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
     let index_path = index.path().to_path_buf();
     let paths: HashSet<&[u8]> = updates.iter().map(|u| u.repo_path.as_bytes()).collect();
     index.remove_entries(|_, path, _| paths.contains(path.as_bytes()));
-    for update in updates {
-        let Some((id, exec, disk)) = &update.entry else {
+    let stats = par_map(updates, |update| match &update.entry {
+        Some((_, _, StatFrom::Path(path))) => file_stat(path).map(Some),
+        _ => Ok(None),
+    });
+    for (update, stat) in updates.iter().zip(stats) {
+        let Some((id, exec, from)) = &update.entry else {
             continue;
         };
-        let stat = match disk {
-            Some(disk) => {
-                let meta = gix::index::fs::Metadata::from_path_no_follow(disk)
-                    .map_err(|e| Error::io(disk, e))?;
-                gix::index::entry::Stat::from_fs(&meta)
-                    .map_err(|e| Error::io(disk, std::io::Error::other(e)))?
-            }
-            None => gix::index::entry::Stat::default(),
+        let stat = match (from, stat?) {
+            (StatFrom::Known(stat), _) => *stat,
+            (_, Some(stat)) => stat,
+            _ => gix::index::entry::Stat::default(),
         };
         let mode = if *exec {
             gix::index::entry::Mode::FILE_EXECUTABLE
@@ -427,6 +680,183 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn temps_in(dir: &Path) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().expect("type").is_dir() {
+                found.extend(temps_in(&entry.path()));
+            } else if name.starts_with(TEMP_PREFIX) {
+                found.push(name);
+            }
+        }
+        found
+    }
+
+    #[cfg(unix)]
+    fn mode_of(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::symlink_metadata(path)
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_files_keeps_modes_creates_directories_and_leaves_no_temps() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = std::fs::canonicalize(tmp.path()).expect("canonical");
+        let set_mode = |p: &str, mode: u32| {
+            std::fs::set_permissions(vault.join(p), std::fs::Permissions::from_mode(mode))
+                .expect("chmod")
+        };
+        std::fs::write(vault.join("private.md"), "old\n").expect("w");
+        set_mode("private.md", 0o600);
+        std::fs::write(vault.join("tool.sh"), "old\n").expect("w");
+        set_mode("tool.sh", 0o640);
+        std::fs::write(vault.join("was-exec.sh"), "old\n").expect("w");
+        set_mode("was-exec.sh", 0o755);
+        let files = [
+            ("private.md", false),
+            ("tool.sh", true),
+            ("was-exec.sh", false),
+            ("a/b/new.md", false),
+            ("a/b/new.sh", true),
+            ("a/other.md", false),
+        ];
+        let writes: Vec<FileWrite<'_>> = files
+            .iter()
+            .map(|(path, exec)| FileWrite {
+                path,
+                bytes: path.as_bytes(),
+                exec: *exec,
+            })
+            .collect();
+        let stats = write_files(&vault, &writes).expect("write");
+        assert_eq!(stats.len(), files.len());
+        for ((path, _), stat) in files.iter().zip(&stats) {
+            assert_eq!(
+                std::fs::read(vault.join(path)).expect("read"),
+                path.as_bytes()
+            );
+            let fresh = file_stat(&vault.join(path)).expect("stat");
+            assert_eq!(*stat, fresh, "{path}: stat data of the renamed file");
+        }
+        assert_eq!(mode_of(&vault.join("private.md")), 0o600);
+        assert_eq!(mode_of(&vault.join("tool.sh")), 0o750);
+        assert_eq!(mode_of(&vault.join("was-exec.sh")), 0o644);
+        // New files: 0644 / 0755 whatever the umask.
+        assert_eq!(mode_of(&vault.join("a/b/new.md")), 0o644);
+        assert_eq!(mode_of(&vault.join("a/b/new.sh")), 0o755);
+        assert_eq!(temps_in(&vault), Vec::<String>::new());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_files_skips_leftover_temp_names_of_the_same_pid() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = std::fs::canonicalize(tmp.path()).expect("canonical");
+        let pid = std::process::id();
+        let next = TEMP_COUNTER.load(Ordering::Relaxed);
+        let decoys: Vec<PathBuf> = (next..next + 20)
+            .map(|n| vault.join(format!("{TEMP_PREFIX}{pid}-{n}{TEMP_SUFFIX}")))
+            .collect();
+        for d in &decoys {
+            std::fs::write(d, "someone else's\n").expect("w");
+        }
+        let writes = [FileWrite {
+            path: "page.md",
+            bytes: b"page\n",
+            exec: false,
+        }];
+        write_files(&vault, &writes).expect("write");
+        assert_eq!(std::fs::read(vault.join("page.md")).expect("r"), b"page\n");
+        for d in &decoys {
+            assert_eq!(std::fs::read(d).expect("decoy kept"), b"someone else's\n");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_files_refuses_unsafe_targets_before_renaming_anything() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = std::fs::canonicalize(tmp.path()).expect("canonical");
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(vault.join("a.md"), "a1\n").expect("w");
+        std::fs::create_dir(vault.join("dir.md")).expect("mkdir");
+        std::os::unix::fs::symlink(outside.path(), vault.join("link")).expect("symlink");
+        for bad in ["dir.md", "link/x.md", "a.md/x.md"] {
+            let writes = [
+                FileWrite {
+                    path: "a.md",
+                    bytes: b"a2\n",
+                    exec: false,
+                },
+                FileWrite {
+                    path: bad,
+                    bytes: b"x\n",
+                    exec: false,
+                },
+            ];
+            let err = write_files(&vault, &writes).expect_err(bad);
+            assert!(err.to_string().contains(bad), "{bad}: {err}");
+            assert_eq!(
+                std::fs::read(vault.join("a.md")).expect("r"),
+                b"a1\n",
+                "{bad}"
+            );
+            assert_eq!(temps_in(&vault), Vec::<String>::new(), "{bad}");
+        }
+        assert_eq!(std::fs::read_dir(outside.path()).expect("ls").count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn path_checker_agrees_with_check_writable() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = std::fs::canonicalize(tmp.path()).expect("canonical");
+        std::fs::create_dir_all(vault.join("d/e")).expect("mkdir");
+        std::fs::write(vault.join("d/f.md"), "f").expect("w");
+        std::fs::write(vault.join("top.md"), "t").expect("w");
+        std::os::unix::fs::symlink(vault.join("d"), vault.join("ld")).expect("symlink");
+        std::os::unix::fs::symlink(vault.join("top.md"), vault.join("lf.md")).expect("symlink");
+        std::os::unix::fs::symlink(vault.join("d"), vault.join("d/e/up")).expect("symlink");
+        let paths = [
+            "new.md",
+            "top.md",
+            "lf.md",
+            "ld",
+            "ld/x.md",
+            "d",
+            "d/f.md",
+            "d/new.md",
+            "d/f.md/x.md",
+            "d/e/x.md",
+            "d/e/up/x.md",
+            "d/missing/deeper/x.md",
+            "top.md/x.md",
+            "missing/x.md",
+        ];
+        let mut checker = PathChecker::default();
+        // Twice: the second round answers from the cache.
+        for _ in 0..2 {
+            for path in paths {
+                let expected = check_writable(&vault, path).map_err(|e| e.to_string());
+                let got = checker.check(&vault, path).map_err(|e| e.to_string());
+                assert_eq!(got, expected, "{path}");
+                // The split form: directories first, then the file while reading it.
+                let split = checker
+                    .check_parents(&vault, [path])
+                    .and_then(|()| read_disk(&vault, path).map(|_| ()))
+                    .map_err(|e| e.to_string());
+                assert_eq!(split, expected, "{path} (check_parents + read_disk)");
+            }
+        }
+    }
 
     #[test]
     fn blob_ids_match_git() {

@@ -40,6 +40,65 @@ pub fn memory_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
     Ok(state.join("workspace"))
 }
 
+/// Parse `--min-score`: a number from 0 to 1.
+pub fn parse_min_score(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| (0.0..=1.0).contains(v))
+        .ok_or_else(|| format!("--min-score must be a number from 0 to 1 (found {s:?})"))
+}
+
+/// The memory corpus minimum score (reference §14.1/§14.2): `--min-score`, else
+/// `agents.list[<agent>].memorySearch.query.minScore` (the agent of `--agent`), else
+/// `agents.defaults.memorySearch.query.minScore` of the OpenClaw config
+/// ([`wiki_cli::config::config_path`]), else [`crate::memory::MIN_SCORE`].
+pub fn memory_min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64, CliError> {
+    use serde_json::Value;
+    if let Some(v) = flag {
+        return Ok(v);
+    }
+    let path = wiki_cli::config::config_path();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(crate::memory::MIN_SCORE),
+        Err(e) => return Err(CliError::Runtime(format!("{}: {e}", path.display()))),
+    };
+    let root: Value = json5::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("{}: invalid JSON5 config: {e}", path.display())))?;
+    let agents = root.get("agents");
+    let min_score_of = |node: Option<&Value>| -> Option<Value> {
+        node?
+            .get("memorySearch")?
+            .get("query")?
+            .get("minScore")
+            .cloned()
+    };
+    let agent_node = agent.and_then(|id| {
+        agents?.get("list")?.as_array()?.iter().find(|a| {
+            a.get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|a| wiki_cli::config::normalize_agent_id(a) == id)
+        })
+    });
+    let (value, key) = match min_score_of(agent_node) {
+        Some(v) => (v, format!("agents.list[{}]", agent.unwrap_or_default())),
+        None => match min_score_of(agents.and_then(|a| a.get("defaults"))) {
+            Some(v) => (v, "agents.defaults".to_string()),
+            None => return Ok(crate::memory::MIN_SCORE),
+        },
+    };
+    value
+        .as_f64()
+        .filter(|v| (0.0..=1.0).contains(v))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "{}: {key}.memorySearch.query.minScore must be a number from 0 to 1 (found {value})",
+                path.display()
+            ))
+        })
+}
+
 /// Effective corpora: `(wiki, memory)`.
 pub fn corpora(corpus: Corpus, backend: Backend) -> (bool, bool) {
     let wiki = matches!(corpus, Corpus::Wiki | Corpus::All);

@@ -17,7 +17,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 
-use crate::cmd::{Backend, cli_error, corpora, memory_dir, vault_view};
+use crate::cmd::{
+    Backend, cli_error, corpora, memory_dir, memory_min_score, parse_min_score, vault_view,
+};
 use crate::rank::{Hit, Mode, Query, Ranking};
 use crate::store::Options;
 use crate::{Corpus, Index};
@@ -65,6 +67,12 @@ pub struct Args {
     /// ~/.openclaw/workspace).
     #[arg(long, value_name = "DIR", env = "WIKI_MEMORY_DIR")]
     pub memory: Option<PathBuf>,
+
+    /// Memory corpus: drop hits scoring below this (0 to 1; when none reaches it, the lexical
+    /// hits are kept). Default: `agents.list[<agent>].memorySearch.query.minScore`, else
+    /// `agents.defaults.memorySearch.query.minScore` of the OpenClaw config, else 0.35.
+    #[arg(long, value_name = "SCORE", value_parser = parse_min_score)]
+    pub min_score: Option<f64>,
 
     /// Ranking function: `bm25f` (default), or `reference` — the original plugin's scoring,
     /// which reads every page (a baseline for comparisons).
@@ -139,6 +147,7 @@ fn run_queries(
     idx: &Indexes,
     args: &Args,
     text: &str,
+    min_score: f64,
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
     let max = args.max_results.max(1);
@@ -153,7 +162,7 @@ fn run_queries(
         None => Vec::new(),
     };
     let memory = match &idx.memory {
-        Some(i) => crate::memory::search(i, text, args.mode, max, now_ms)?,
+        Some(i) => crate::memory::search(i, text, args.mode, max, min_score, now_ms)?,
         None => Vec::new(),
     };
     Ok(crate::merge(wiki, memory, args.corpus, max))
@@ -170,10 +179,14 @@ fn execute(
     let now_ms = global.now()?.as_millisecond();
     let (vault, view) = vault_view(global)?;
     let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
-    let mem_dir = if want_memory {
-        Some(memory_dir(args.memory.as_deref())?)
+    let (mem_dir, min_score) = if want_memory {
+        let agent = global.agent_id()?;
+        (
+            Some(memory_dir(args.memory.as_deref())?),
+            memory_min_score(args.min_score, agent.as_deref())?,
+        )
     } else {
-        None
+        (None, crate::memory::MIN_SCORE)
     };
     let opts = Options {
         rebuild: false,
@@ -203,7 +216,7 @@ fn execute(
             if query.is_empty() {
                 continue;
             }
-            let hits = run_queries(&idx, args, query, now_ms).map_err(cli_error)?;
+            let hits = run_queries(&idx, args, query, min_score, now_ms).map_err(cli_error)?;
             out.record(&BatchRecord {
                 kind: "batch",
                 query,
@@ -214,7 +227,7 @@ fn execute(
         return Ok(exit::OK);
     }
     let text = args.query.join(" ");
-    let hits = match run_queries(&idx, args, &text, now_ms) {
+    let hits = match run_queries(&idx, args, &text, min_score, now_ms) {
         Err(crate::Error::Corrupt(dir, why)) => {
             wiki_cli::warn(
                 program,
@@ -226,7 +239,7 @@ fn execute(
                 ..opts.clone()
             })
             .map_err(cli_error)?;
-            run_queries(&idx, args, &text, now_ms).map_err(cli_error)?
+            run_queries(&idx, args, &text, min_score, now_ms).map_err(cli_error)?
         }
         other => other.map_err(cli_error)?,
     };
