@@ -13,6 +13,16 @@
 //! 4. `agent-digest.json` and `claims.jsonl` ([`crate::digest`]);
 //! 5. `index.md` and the five `<dir>/index.md` ([`crate::index`]).
 //!
+//! [`compile_cached`] gives the same result while skipping work the parse cache
+//! (`.openclaw-wiki/tmp/parse-cache.bin`, [`wiki_parse::pagecache`]) proves unnecessary: pages
+//! whose path and blob id it holds are not parsed again; while every page's link-graph fields
+//! are unchanged, only edited pages whose Related block is not the recorded one get it
+//! recomputed; dashboards whose per-page inputs ([`crate::reports::inputs`]) no edit changed are
+//! not rendered; and `agent-digest.json` / `claims.jsonl` keep the objects and lines of unchanged
+//! pages ([`crate::reuse`]). Each shortcut is taken only when the files on disk are exactly those
+//! the recorded compile left (checksums) and the clock is inside its freshness window; otherwise
+//! that part is computed in full. Tests compare every shortcut with a cache-free compile.
+//!
 //! Every file is rendered and compared with its current bytes; only differences are returned,
 //! in write order (related pages in title order, dashboards, digest, claims, indexes), which is
 //! also the `updatedFiles` order of the original. Compiling the result again yields no changes
@@ -138,12 +148,44 @@ pub fn compile_cached(
     let dashboards = recorded
         .filter(|r| r.reports == current_reports_checksum(snapshot, &[]))
         .and_then(|_| dashboards_to_render(&parsed, &misses, cache));
+    // Edited pages whose Related block is still the one the cache recorded (and in place) need
+    // nothing; the others are recomputed.
+    let stale: HashSet<String> = if same_graph {
+        parsed
+            .pages
+            .iter()
+            .filter(|p| misses.contains(&p.path) && !related_in_place(p, cache))
+            .map(|p| p.path.clone())
+            .collect()
+    } else {
+        HashSet::new()
+    };
     let inc = Incremental {
-        related_scope: same_graph.then_some(&misses),
+        related_scope: same_graph.then_some(&stale),
+        misses: Some(&misses),
         digest: recorded.map(|_| (cache, &misses)),
         dashboards: dashboards.as_ref(),
     };
     compile_inner(snapshot, parsed, opts, inc)
+}
+
+/// Whether an edited page still carries, unchanged and well-formed, the Related block body its
+/// cached version had (computed for the same link graph).
+fn related_in_place(page: &Page, cache: &ParseCache) -> bool {
+    let Some((_, layout)) = cache.get_any_with_layout(&page.path) else {
+        return false;
+    };
+    let block = Block::related();
+    match (
+        layout.related,
+        wiki_parse::markers::block_body(&page.text, &block),
+    ) {
+        (Some(sum), Some(body)) => {
+            wiki_parse::pagecache::checksum(body.as_bytes()) == sum
+                && replace_managed_block(&page.text, &block, body) == page.text
+        }
+        _ => false,
+    }
 }
 
 /// The report pages of `snapshot` with `changes` applied, as `(path, bytes)` by path, and the
@@ -205,6 +247,8 @@ struct Incremental<'a> {
     digest: Option<(&'a ParseCache, &'a HashSet<String>)>,
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
+    /// The pages not found in the parse cache (`None`: no cache was used).
+    misses: Option<&'a HashSet<String>>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -308,8 +352,10 @@ fn compile_inner(
     let mut changes: Vec<Change> = Vec::new();
     let mut t = std::time::Instant::now();
 
-    // 2. Related blocks.
-    if opts.backlinks {
+    // 2. Related blocks (none to recompute when the scope is empty).
+    let mut new_related: std::collections::HashMap<usize, Option<u64>> =
+        std::collections::HashMap::new();
+    if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
         let updates: Vec<(usize, String)> = {
             let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
             let order = title_order(infos.iter().copied());
@@ -337,14 +383,33 @@ fn compile_inner(
         for (i, text) in updates {
             let page = &mut parsed_pages[i];
             page.info.blob_id = git_blob_id(text.as_bytes());
+            new_related.insert(i, wiki_parse::pagecache::related_checksum(&text));
             changes.push(Change::write(page.path.clone(), text));
         }
     }
     t = trace("related", t);
+    // Text layouts for the parse cache. Pages the cache already holds unchanged are copied from
+    // it when it is saved, so their layout is not computed again.
     let layouts: std::collections::HashMap<String, TextLayout> = parsed_pages
-        .iter()
-        .filter(|p| p.kind != wiki_parse::PageKind::Report)
-        .map(|p| (p.path.clone(), TextLayout::of(p)))
+        .par_iter()
+        .enumerate()
+        .filter(|(_, p)| p.kind != wiki_parse::PageKind::Report)
+        .map(|(i, p)| {
+            let layout = match (new_related.get(&i), inc.misses) {
+                (Some(related), _) => TextLayout {
+                    body_offset: p.body_offset,
+                    has_frontmatter: p.has_frontmatter,
+                    related: *related,
+                },
+                (None, Some(misses)) if !misses.contains(&p.path) => TextLayout {
+                    body_offset: p.body_offset,
+                    has_frontmatter: p.has_frontmatter,
+                    related: None,
+                },
+                (None, _) => TextLayout::of(p),
+            };
+            (p.path.clone(), layout)
+        })
         .collect();
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages

@@ -32,7 +32,7 @@ use crate::vault::PageKind;
 
 /// The cache file, vault-relative.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
-const MAGIC: &[u8; 7] = b"WIKIPC\x01";
+const MAGIC: &[u8; 7] = b"WIKIPC\x02";
 
 fn tool_id() -> String {
     format!("wiki-parse {}", env!("CARGO_PKG_VERSION"))
@@ -45,6 +45,8 @@ pub struct TextLayout {
     pub body_offset: usize,
     /// Whether the file has a frontmatter block.
     pub has_frontmatter: bool,
+    /// Checksum of the body of the page's generated Related block, when it has one.
+    pub related: Option<u64>,
 }
 
 impl TextLayout {
@@ -53,8 +55,15 @@ impl TextLayout {
         TextLayout {
             body_offset: page.body_offset,
             has_frontmatter: page.has_frontmatter,
+            related: related_checksum(&page.text),
         }
     }
+}
+
+/// Checksum of the body of the Related block of a page text ([`crate::markers::block_body`]).
+pub fn related_checksum(text: &str) -> Option<u64> {
+    crate::markers::block_body(text, &crate::markers::Block::related())
+        .map(|b| checksum(b.as_bytes()))
 }
 
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
@@ -141,10 +150,15 @@ impl ParseCache {
 
     /// The cached page at `path`, whatever the current bytes are (the version the cache saw).
     pub fn get_any(&self, path: &str) -> Option<PageInfo> {
+        self.get_any_with_layout(path).map(|(info, _)| info)
+    }
+
+    /// [`ParseCache::get_any`] with the text layout.
+    pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
         let (_, start, end) = self.entries.get(path)?;
         let mut r = Reader::new(self.buf.get(*start..*end)?);
-        let (info, _) = decode_entry(&mut r).ok()?;
-        (info.path == path && r.pos == r.buf.len()).then_some(info)
+        let decoded = decode_entry(&mut r).ok()?;
+        (decoded.0.path == path && r.pos == r.buf.len()).then_some(decoded)
     }
 
     /// The cached page at `path` if its blob id is `blob_id` (hex).
@@ -391,6 +405,13 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
     w.bool(*raw_source);
     w.len(layout.body_offset);
     w.bool(layout.has_frontmatter);
+    match layout.related {
+        None => w.0.push(0),
+        Some(sum) => {
+            w.0.push(1);
+            w.0.extend_from_slice(&sum.to_le_bytes());
+        }
+    }
 }
 
 fn encode_summary(w: &mut Writer, s: &PageSummary) {
@@ -693,6 +714,12 @@ fn decode_entry(r: &mut Reader<'_>) -> Result<(PageInfo, TextLayout), Bad> {
     let layout = TextLayout {
         body_offset: r.len()?,
         has_frontmatter: r.flag()?,
+        related: if r.flag()? {
+            let b: [u8; 8] = r.bytes(8)?.try_into().map_err(|_| Bad)?;
+            Some(u64::from_le_bytes(b))
+        } else {
+            None
+        },
     };
     Ok((
         PageInfo {

@@ -49,8 +49,10 @@ pub struct Args {
     #[arg(long)]
     pub no_dashboards: bool,
 
-    /// Recompute everything, ignoring the compile cache (.openclaw-wiki/tmp/compile-cache.json,
-    /// which lets a compile that would change nothing finish without parsing the vault).
+    /// Recompute everything from the files, ignoring the compile cache
+    /// (.openclaw-wiki/tmp/compile-cache.json, which lets a compile that would change nothing
+    /// finish without parsing the vault) and the parse cache (.openclaw-wiki/tmp/parse-cache.bin,
+    /// parsed pages by blob id, which lets a compile redo only what edited pages affect).
     #[arg(long)]
     pub force: bool,
 }
@@ -121,7 +123,11 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         out.flush()?;
         return Ok(exit::OK);
     }
-    let parse_cache = wiki_parse::pagecache::ParseCache::load(ctx.root());
+    let parse_cache = if args.force {
+        wiki_parse::pagecache::ParseCache::empty()
+    } else {
+        wiki_parse::pagecache::ParseCache::load(ctx.root())
+    };
     let result = compile_cached(&snapshot, &opts, &parse_cache);
     for e in &result.errors {
         eprintln!("{e}");
