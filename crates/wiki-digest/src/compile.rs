@@ -146,7 +146,9 @@ pub fn compile_cached(
     });
     trace("parse (recorded check)", t);
     let dashboards = recorded
-        .filter(|r| r.reports == current_reports_checksum(snapshot, &[]))
+        .filter(|r| {
+            r.reports == current_reports_checksum(snapshot, &[], dashboards_tag(opts, render_mode))
+        })
         .and_then(|_| dashboards_to_render(&parsed, &misses, cache));
     // Edited pages whose Related block is still the one the cache recorded (and in place) need
     // nothing; the others are recomputed.
@@ -190,7 +192,7 @@ fn related_in_place(page: &Page, cache: &ParseCache) -> bool {
 
 /// The report pages of `snapshot` with `changes` applied, as `(path, bytes)` by path, and the
 /// checksum [`crate::reuse::reports_checksum`] of them.
-fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change]) -> u64 {
+fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) -> u64 {
     let mut files: std::collections::BTreeMap<&str, &[u8]> = snapshot
         .page_paths()
         .filter(|p| wiki_parse::PageKind::from_path(p) == Some(wiki_parse::PageKind::Report))
@@ -204,7 +206,17 @@ fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change]) -> u64 {
             };
         }
     }
-    crate::reuse::reports_checksum(files, snapshot.get(crate::snapshot::SOURCE_SYNC_PATH))
+    crate::reuse::reports_checksum(files, snapshot.get(crate::snapshot::SOURCE_SYNC_PATH), tag)
+}
+
+/// What the dashboards were rendered with: the link style, or `off` when they were not
+/// rendered (a later compile must not take files left by such a run as current).
+fn dashboards_tag(opts: &CompileOptions, mode: RenderMode) -> &'static str {
+    if opts.dashboards {
+        mode.as_str()
+    } else {
+        "off"
+    }
 }
 
 /// The dashboards whose inputs ([`reports::inputs`]) differ between the cached and the current
@@ -513,7 +525,11 @@ fn compile_inner(
             digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
             claims: wiki_parse::pagecache::checksum(claims.as_bytes()),
             window: crate::cache::validity_of(order.iter().copied(), now_ms),
-            reports: current_reports_checksum(snapshot, &changes),
+            reports: current_reports_checksum(
+                snapshot,
+                &changes,
+                dashboards_tag(opts, render_mode),
+            ),
         });
     for (path, text) in [
         (wiki_parse::layout::AGENT_DIGEST_PATH, agent),

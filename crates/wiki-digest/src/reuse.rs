@@ -34,14 +34,17 @@ pub struct Recorded {
     pub reports: u64,
 }
 
-/// Checksum of the report pages (`(path, bytes)` in path order) and of
-/// `.openclaw-wiki/source-sync.json`: equal checksums mean the dashboards on disk are those
-/// the recorded compile left.
+/// Checksum of the report pages (`(path, bytes)` in path order), of
+/// `.openclaw-wiki/source-sync.json` and of `tag` (how dashboards were rendered: link style, or
+/// `off`): equal checksums mean the dashboards on disk are those the recorded compile left,
+/// rendered the same way.
 pub fn reports_checksum<'a>(
     reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     source_sync: Option<&[u8]>,
+    tag: &str,
 ) -> u64 {
-    let mut all: Vec<u8> = Vec::new();
+    let mut all: Vec<u8> = tag.as_bytes().to_vec();
+    all.push(0);
     for (path, bytes) in reports {
         all.extend_from_slice(path.as_bytes());
         all.push(0);

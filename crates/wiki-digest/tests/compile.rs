@@ -450,3 +450,43 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
     run.expect_code(0);
     assert_eq!(run.stdout, "");
 }
+
+/// Files left by a compile that skipped dashboards, or rendered links in another mode, are never
+/// taken as current by the incremental compile.
+#[test]
+fn incremental_compile_follows_flags_and_render_mode() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    let full_check = |v: &wiki_testkit::Vault, args: &[&str]| {
+        std::fs::remove_file(v.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
+        let mut all = vec!["--check", "--force"];
+        all.extend_from_slice(args);
+        let run = compile(v, &all);
+        assert_eq!(run.stdout, "", "stale after an incremental compile");
+        run.expect_code(0);
+    };
+    let text = v.read("entities/carol.md").replace(
+        "questions: Is Carol still on the release rotation?",
+        "questions: Is Carol on call?",
+    );
+    v.write("entities/carol.md", text);
+    compile(&v, &["--no-dashboards"]).expect_code(0);
+    assert!(
+        !v.read("reports/open-questions.md")
+            .contains("Is Carol on call?"),
+        "dashboards left alone"
+    );
+    compile(&v, &[]).expect_code(0);
+    assert!(
+        v.read("reports/open-questions.md")
+            .contains("Is Carol on call?")
+    );
+    full_check(&v, &[]);
+    compile(&v, &[]).expect_code(0);
+    compile(&v, &["--render-mode", "obsidian"]).expect_code(0);
+    assert!(
+        v.read("reports/open-questions.md")
+            .contains("[[entities/carol|")
+    );
+    full_check(&v, &["--render-mode", "obsidian"]);
+}
