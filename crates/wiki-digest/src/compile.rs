@@ -147,7 +147,14 @@ pub fn compile_cached(
     trace("parse (recorded check)", t);
     let dashboards = recorded
         .filter(|r| {
-            r.reports == current_reports_checksum(snapshot, &[], dashboards_tag(opts, render_mode))
+            let now = current_reports_checksum(snapshot, &[], dashboards_tag(opts, render_mode));
+            if tracing() && r.reports != now {
+                wiki_cli::warn(
+                    "trace",
+                    "compile dashboards: report files differ from the record",
+                );
+            }
+            r.reports == now
         })
         .and_then(|_| dashboards_to_render(&parsed, &misses, cache));
     // Edited pages whose Related block is still the one the cache recorded (and in place) need
@@ -242,6 +249,12 @@ fn dashboards_to_render(
             if !render.contains(d.name)
                 && reports::inputs(d.name, &old) != reports::inputs(d.name, &page.info)
             {
+                if tracing() {
+                    wiki_cli::warn(
+                        "trace",
+                        &format!("compile dashboard {} changed by {}", d.name, page.path),
+                    );
+                }
                 render.insert(d.name);
             }
         }
