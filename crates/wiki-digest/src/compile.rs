@@ -24,9 +24,10 @@
 //! that part is computed in full. Tests compare every shortcut with a cache-free compile.
 //!
 //! Every file is rendered and compared with its current bytes; only differences are returned,
-//! in write order (related pages in title order, dashboards, digest, claims, indexes), which is
-//! also the `updatedFiles` order of the original. Compiling the result again yields no changes
-//! (as long as the clock does not move a claim across a freshness boundary).
+//! in write order (related pages in title order, dashboards, indexes, then the derived
+//! `agent-digest.json` and `claims.jsonl`; the original lists the two before the indexes).
+//! Compiling the result again yields no changes (as long as the clock does not move a claim
+//! across a freshness boundary).
 
 use std::collections::HashSet;
 
@@ -544,12 +545,16 @@ fn compile_inner(
                 dashboards_tag(opts, render_mode),
             ),
         });
+    // Written last (after the indexes): derived files stay out of the commit, and keeping them at
+    // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
+    // page texts; see `derived::prepare`).
+    let mut derived_changes: Vec<Change> = Vec::new();
     for (path, text) in [
         (wiki_parse::layout::AGENT_DIGEST_PATH, agent),
         (wiki_parse::layout::CLAIMS_PATH, claims),
     ] {
         if snapshot.get(path) != Some(text.as_bytes()) {
-            changes.push(Change::write(path, text));
+            derived_changes.push(Change::write(path, text));
         }
     }
 
@@ -570,6 +575,7 @@ fn compile_inner(
         }
     }
     drop(order);
+    changes.extend(derived_changes);
     trace("indexes", t);
 
     let mut slots: Vec<Option<Page>> = parsed_pages.into_iter().map(Some).collect();

@@ -21,6 +21,7 @@
 //! made before this change track the two files: the first commit a tool makes on such a branch
 //! removes them from git (the files stay on disk, rewritten by the same run).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH};
@@ -50,31 +51,35 @@ pub fn location(path: &str, agent: Option<&str>) -> String {
 
 /// Compile changes split for a commit.
 #[derive(Debug, Clone, Default)]
-pub struct Prepared {
-    /// What goes into the commit (derived files taken out; their removal from git and the
-    /// `.gitignore` line added when the branch still tracks them).
-    pub commit: Vec<Change>,
+pub struct Prepared<'a> {
+    /// What goes into the commit (derived files taken out; their removal from git added when the
+    /// branch still tracks them). Borrowed when the derived files are the tail of the changes
+    /// (as compile orders them), so a large commit's page texts are not copied.
+    pub commit: Cow<'a, [Change]>,
     /// Derived files to write beside the commit ([`Prepared::write`]).
-    pub derived: Vec<Change>,
+    pub derived: Vec<&'a Change>,
 }
 
 /// Split `changes`: derived files out of the commit. `tracked` are the derived paths the branch
 /// tracks at the commit's base (see [`tracked_at`]): their removal from git joins the commit.
-pub fn prepare(changes: &[Change], tracked: &[String]) -> Prepared {
-    let mut out = Prepared::default();
-    for c in changes {
-        if is_derived(&c.path) {
-            out.derived.push(c.clone());
-        } else {
-            out.commit.push(c.clone());
+pub fn prepare<'a>(changes: &'a [Change], tracked: &[String]) -> Prepared<'a> {
+    let derived: Vec<&Change> = changes.iter().filter(|c| is_derived(&c.path)).collect();
+    let tail = changes.len() - derived.len();
+    let untrack = !tracked.is_empty() && !changes.is_empty();
+    let commit = if !untrack && changes[tail..].iter().all(|c| is_derived(&c.path)) {
+        Cow::Borrowed(&changes[..tail])
+    } else {
+        let mut owned: Vec<Change> = changes
+            .iter()
+            .filter(|c| !is_derived(&c.path))
+            .cloned()
+            .collect();
+        if untrack {
+            owned.extend(tracked.iter().map(|p| Change::delete(p.clone())));
         }
-    }
-    if !(out.commit.is_empty() && out.derived.is_empty()) {
-        for path in tracked {
-            out.commit.push(Change::delete(path.clone()));
-        }
-    }
-    out
+        Cow::Owned(owned)
+    };
+    Prepared { commit, derived }
 }
 
 /// The derived paths tracked at commit `base` (vaults made before they became derived).
@@ -90,13 +95,13 @@ pub fn tracked_at(store: &Store, base: Option<ObjectId>) -> Result<Vec<String>, 
         .collect())
 }
 
-impl Prepared {
+impl<'a> Prepared<'a> {
     /// [`prepare`] with the derived paths tracked at `base`, read from the store.
     pub fn for_commit(
         store: &Store,
         base: Option<ObjectId>,
-        changes: &[Change],
-    ) -> Result<Prepared, wiki_store::Error> {
+        changes: &'a [Change],
+    ) -> Result<Prepared<'a>, wiki_store::Error> {
         Ok(prepare(changes, &tracked_at(store, base)?))
     }
 
@@ -111,7 +116,7 @@ impl Prepared {
                 write_file(vault_dir, &ignore, b"*\n")?;
             }
         }
-        for c in &self.derived {
+        for c in self.derived.iter().copied() {
             let Some(bytes) = &c.content else {
                 continue;
             };
@@ -190,6 +195,17 @@ mod tests {
         let p = prepare(&changes, &[]);
         assert_eq!(p.commit.len(), 1);
         assert_eq!(p.derived.len(), 1);
+        assert!(
+            matches!(p.commit, Cow::Borrowed(_)),
+            "derived files at the tail: no copy"
+        );
+        let mixed = vec![
+            Change::write(CLAIMS_PATH, "c"),
+            Change::write("entities/a.md", "a"),
+        ];
+        let p = prepare(&mixed, &[]);
+        assert!(matches!(p.commit, Cow::Owned(_)));
+        assert_eq!(p.commit[0].path, "entities/a.md");
         let tracked = vec![AGENT_DIGEST_PATH.to_string(), CLAIMS_PATH.to_string()];
         let p = prepare(&changes, &tracked);
         let paths: Vec<(&str, bool)> = p
