@@ -86,7 +86,7 @@ pub fn compile_with(v: &Vault, track_caches: bool) {
     let now: jiff::Timestamp = "2026-04-05T12:00:00Z".parse().unwrap();
     let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
     let prepared = wiki_digest::derived::prepare(&result.changes, &[]);
-    let changes = if track_caches {
+    let changes: &[wiki_store::Change] = if track_caches {
         &result.changes
     } else {
         &prepared.commit
