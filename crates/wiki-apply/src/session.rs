@@ -128,6 +128,7 @@ impl Session {
         let prepared = wiki_digest::derived::Prepared::for_commit(
             &self.store,
             req.expected_parent,
+            self.checked_out,
             req.changes,
         )?;
         let tracked = CommitRequest {

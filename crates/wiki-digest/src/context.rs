@@ -313,8 +313,9 @@ impl VaultContext {
             return Ok(CommitOutcome::default());
         }
         let checked_out = matches!(self.mode, Mode::Worktree { .. });
-        let prepared = crate::derived::Prepared::for_commit(&self.store, self.base, changes)
-            .map_err(store_error)?;
+        let prepared =
+            crate::derived::Prepared::for_commit(&self.store, self.base, checked_out, changes)
+                .map_err(store_error)?;
         let outcome = self.commit_tracked(&prepared.commit, spec)?;
         let agent = if checked_out { None } else { self.agent() };
         prepared

@@ -58,6 +58,9 @@ pub struct Prepared<'a> {
     pub commit: Cow<'a, [Change]>,
     /// Derived files to write beside the commit ([`Prepared::write`]).
     pub derived: Vec<&'a Change>,
+    /// Tracked derived files that the commit removes from git without new content: their
+    /// current work-tree bytes, written back after the commit (the commit deletes the file).
+    pub restore: Vec<Change>,
 }
 
 /// Split `changes`: derived files out of the commit. `tracked` are the derived paths the branch
@@ -79,7 +82,11 @@ pub fn prepare<'a>(changes: &'a [Change], tracked: &[String]) -> Prepared<'a> {
         }
         Cow::Owned(owned)
     };
-    Prepared { commit, derived }
+    Prepared {
+        commit,
+        derived,
+        restore: Vec::new(),
+    }
 }
 
 /// The derived paths tracked at commit `base` (vaults made before they became derived).
@@ -97,12 +104,30 @@ pub fn tracked_at(store: &Store, base: Option<ObjectId>) -> Result<Vec<String>, 
 
 impl<'a> Prepared<'a> {
     /// [`prepare`] with the derived paths tracked at `base`, read from the store.
+    /// When the target is the checked-out branch (`checked_out`), tracked derived files the
+    /// commit removes without new content keep their bytes on disk ([`Prepared::restore`]).
     pub fn for_commit(
         store: &Store,
         base: Option<ObjectId>,
+        checked_out: bool,
         changes: &'a [Change],
     ) -> Result<Prepared<'a>, wiki_store::Error> {
-        Ok(prepare(changes, &tracked_at(store, base)?))
+        let tracked = tracked_at(store, base)?;
+        let mut prepared = prepare(changes, &tracked);
+        if checked_out && !prepared.commit.is_empty() {
+            for path in &tracked {
+                if prepared.derived.iter().any(|c| &c.path == path) {
+                    continue;
+                }
+                let abs = store.vault_dir().join(path);
+                if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file())
+                    && let Ok(bytes) = std::fs::read(&abs)
+                {
+                    prepared.restore.push(Change::write(path.clone(), bytes));
+                }
+            }
+        }
+        Ok(prepared)
     }
 
     /// Write the derived files under `vault_dir` at their [`location`] for `agent` (each one
@@ -110,13 +135,13 @@ impl<'a> Prepared<'a> {
     /// The cache directory gets a `.gitignore` of `*`, so the files stay out of git even in
     /// vaults whose own `.gitignore` predates them.
     pub fn write(&self, vault_dir: &Path, agent: Option<&str>) -> std::io::Result<()> {
-        if !self.derived.is_empty() {
+        if !self.derived.is_empty() || !self.restore.is_empty() {
             let ignore = vault_dir.join(CACHE_DIR).join(".gitignore");
             if !std::fs::symlink_metadata(&ignore).is_ok_and(|m| m.is_file()) {
                 write_file(vault_dir, &ignore, b"*\n")?;
             }
         }
-        for c in self.derived.iter().copied() {
+        for c in self.derived.iter().copied().chain(&self.restore) {
             let Some(bytes) = &c.content else {
                 continue;
             };

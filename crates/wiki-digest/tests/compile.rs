@@ -490,3 +490,41 @@ fn incremental_compile_follows_flags_and_render_mode() {
     );
     full_check(&v, &["--render-mode", "obsidian"]);
 }
+
+/// A vault that still tracks the compiled caches (made before they became derived files): the
+/// next compile commit removes them from git, and they stay on disk even when their content did
+/// not change.
+#[test]
+fn tracked_caches_leave_git_and_stay_on_disk() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    v.git(&[
+        "add",
+        "-f",
+        ".openclaw-wiki/cache/agent-digest.json",
+        ".openclaw-wiki/cache/claims.jsonl",
+    ]);
+    v.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "caches tracked, as older vaults had them",
+    ]);
+    let digest = v.read(".openclaw-wiki/cache/agent-digest.json");
+    let claims = v.read(".openclaw-wiki/cache/claims.jsonl");
+    // A link changes carol's Related block, not the digest.
+    let alpha = v.read("entities/alpha.md") + "\nSee also [Carol](carol.md).\n";
+    v.write("entities/alpha.md", alpha);
+    compile(&v, &[]).expect_code(0);
+    assert_eq!(v.git(&["ls-files", ".openclaw-wiki/cache"]), "");
+    let changed = v.git(&["show", "--format=", "--name-status", "HEAD"]);
+    assert!(
+        changed.contains("D\t.openclaw-wiki/cache/agent-digest.json\n")
+            && changed.contains("M\tentities/carol.md\n"),
+        "{changed}"
+    );
+    assert_eq!(v.read(".openclaw-wiki/cache/agent-digest.json"), digest);
+    assert_eq!(v.read(".openclaw-wiki/cache/claims.jsonl"), claims);
+    // The hand edit to alpha stays the human's (compile did not need to write alpha).
+    assert_eq!(v.status(), " M entities/alpha.md\n");
+}
