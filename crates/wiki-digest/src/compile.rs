@@ -437,6 +437,7 @@ fn compile_inner(
             (p.path.clone(), layout)
         })
         .collect();
+    t = trace("layouts", t);
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages
         .iter_mut()
