@@ -144,7 +144,7 @@ impl Session {
         let agent = (!self.checked_out).then_some(self.agent.as_str());
         prepared
             .write(&self.vault, agent)
-            .map_err(|e| Error::Runtime(format!("cannot write the compiled caches: {e}")))?;
+            .map_err(|e| Error::Runtime(wiki_digest::derived::write_failure(done.commit, &e)))?;
         Ok(done)
     }
 

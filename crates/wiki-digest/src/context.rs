@@ -320,7 +320,7 @@ impl VaultContext {
         let agent = if checked_out { None } else { self.agent() };
         prepared
             .write(&self.root, agent)
-            .map_err(|e| CliError::Runtime(format!("cannot write the compiled caches: {e}")))?;
+            .map_err(|e| CliError::Runtime(crate::derived::write_failure(outcome.commit, &e)))?;
         Ok(outcome)
     }
 

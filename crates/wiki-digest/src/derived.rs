@@ -152,6 +152,19 @@ impl<'a> Prepared<'a> {
     }
 }
 
+/// The message for derived files that could not be written after `commit` was made: the commit
+/// stands (nothing is lost), the caches are stale until the next `wiki compile`.
+pub fn write_failure(commit: Option<ObjectId>, e: &std::io::Error) -> String {
+    let done = match commit {
+        Some(id) => format!("commit {} was made", id.to_hex_with_len(12)),
+        None => "nothing was committed".to_string(),
+    };
+    format!(
+        "cannot write the compiled caches under {CACHE_DIR}/: {e}; {done}, and the caches are \
+         stale until `wiki compile` succeeds"
+    )
+}
+
 /// Write `bytes` to `target` (inside `vault_dir`) through a temporary file renamed into place,
 /// creating missing directories and refusing symbolic links on the way.
 pub fn write_file(vault_dir: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {

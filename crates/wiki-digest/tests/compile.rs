@@ -528,3 +528,33 @@ fn tracked_caches_leave_git_and_stay_on_disk() {
     // The hand edit to alpha stays the human's (compile did not need to write alpha).
     assert_eq!(v.status(), " M entities/alpha.md\n");
 }
+
+/// The compiled caches are never written through a symbolic link: the commit stands, the run
+/// fails with a message saying so, and the repository stays consistent.
+#[cfg(unix)]
+#[test]
+fn caches_are_not_written_through_a_symlink() {
+    let v = rich_vault("native");
+    let outside = v.temp().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let cache = v.path(".openclaw-wiki/cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    std::os::unix::fs::symlink(&outside, &cache).unwrap();
+    let count = v.commit_count();
+    let run = compile(&v, &[]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains("cannot write the compiled caches under .openclaw-wiki/cache/")
+            && run.stderr.contains("was made"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(v.commit_count(), count + 1, "the compile commit stands");
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+    v.git(&["fsck", "--strict", "--no-dangling"]);
+}
