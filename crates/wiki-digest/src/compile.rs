@@ -525,6 +525,7 @@ fn compile_inner(
             ),
         );
     }
+    t = trace("digest (reuse)", t);
     let (agent, claims) = reused.unwrap_or_else(|| {
         rayon::join(
             || digest::agent_digest(&order, &counts, &errors, now_ms),
@@ -546,6 +547,7 @@ fn compile_inner(
                 dashboards_tag(opts, render_mode),
             ),
         });
+    t = trace("digest (record)", t);
     // Written last (after the indexes): derived files stay out of the commit, and keeping them at
     // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
     // page texts; see `derived::prepare`).
@@ -657,6 +659,7 @@ fn reuse_digest(
         },
     );
     let (chunks, claims) = (chunks?, claims?);
+    let t = std::time::Instant::now();
     if kept.iter().any(|p| !chunks.contains_key(*p)) {
         return None;
     }
@@ -667,6 +670,7 @@ fn reuse_digest(
             None
         }
     });
+    trace("digest (reuse: objects)", t);
     Some((agent, claims))
 }
 

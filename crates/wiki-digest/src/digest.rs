@@ -78,6 +78,9 @@ pub fn agent_digest_reusing<'a>(
     // on large vaults); the bytes are those of `JSON.stringify(digest, null, 2)`.
     let mut out = json::to_pretty(&Value::Object(head));
     out.truncate(out.len() - 2); // "\n}"
+    // Room for the pages (objects average ~2 KB on generated vaults): one allocation instead of
+    // a dozen doubling copies of a multi-megabyte string.
+    out.reserve(by_path.len() * 2048);
     out.push_str(",\n  \"pages\": ");
     if by_path.is_empty() {
         out.push_str("[]");
@@ -93,37 +96,44 @@ pub fn agent_digest_reusing<'a>(
         out.push_str("\n  ]");
     }
     out.push_str("\n}\n");
-    out.shrink_to_fit();
     out
 }
 
 fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
-    let (mut fresh, mut aging, mut stale, mut unknown) = (0usize, 0usize, 0usize, 0usize);
-    let (mut contested, mut low, mut missing) = (0usize, 0usize, 0usize);
-    for p in pages {
-        for c in &p.summary.claims {
-            match claim_freshness(c, p.summary.updated_at.as_deref(), now_ms).level {
-                FreshnessLevel::Fresh => fresh += 1,
-                FreshnessLevel::Aging => aging += 1,
-                FreshnessLevel::Stale => stale += 1,
-                FreshnessLevel::Unknown => unknown += 1,
+    use rayon::prelude::*;
+    // [fresh, aging, stale, unknown, contested, lowConfidence, missingEvidence], counted per page
+    // in parallel (claim freshness parses every timestamp) and summed.
+    let n = pages
+        .par_iter()
+        .map(|p| {
+            let mut n = [0usize; 7];
+            for c in &p.summary.claims {
+                n[match claim_freshness(c, p.summary.updated_at.as_deref(), now_ms).level {
+                    FreshnessLevel::Fresh => 0,
+                    FreshnessLevel::Aging => 1,
+                    FreshnessLevel::Stale => 2,
+                    FreshnessLevel::Unknown => 3,
+                }] += 1;
+                n[4] += usize::from(c.is_contested());
+                n[5] += usize::from(c.confidence.is_some_and(|x| x < 0.5));
+                n[6] += usize::from(c.evidence.is_empty());
             }
-            if c.is_contested() {
-                contested += 1;
-            }
-            if c.confidence.is_some_and(|x| x < 0.5) {
-                low += 1;
-            }
-            if c.evidence.is_empty() {
-                missing += 1;
-            }
-        }
-    }
+            n
+        })
+        .reduce(
+            || [0usize; 7],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                a
+            },
+        );
     serde_json::json!({
-        "freshness": {"fresh": fresh, "aging": aging, "stale": stale, "unknown": unknown},
-        "contested": contested,
-        "lowConfidence": low,
-        "missingEvidence": missing,
+        "freshness": {"fresh": n[0], "aging": n[1], "stale": n[2], "unknown": n[3]},
+        "contested": n[4],
+        "lowConfidence": n[5],
+        "missingEvidence": n[6],
     })
 }
 
