@@ -123,7 +123,7 @@ impl Session {
     /// Commit `req` under `lock`, keeping the derived compiled caches out of the commit
     /// (`wiki_digest::derived`): they are written after the commit, to the work tree for the
     /// checked-out branch, else under `.openclaw-wiki/cache/agents/<ID>/`. On a branch that still
-    /// tracks them, the commit also removes them from git and adds the `.gitignore` line.
+    /// tracks them, the commit also removes them from git (the files stay on disk).
     pub fn commit(&self, lock: &VaultLock, req: &CommitRequest<'_>) -> Result<CommitOutcome> {
         let prepared = wiki_digest::derived::Prepared::for_commit(
             &self.store,
@@ -194,18 +194,7 @@ impl Compiler for DigestCompiler {
         let now: jiff::Timestamp = now
             .parse()
             .map_err(|e| Error::Runtime(format!("bad timestamp {now}: {e}")))?;
-        let tracing =
-            std::env::var_os("WIKI_APPLY_TRACE").is_some_and(|v| !v.is_empty() && v != "0");
-        let mut t = std::time::Instant::now();
-        let mut lap = |what: &str| {
-            if tracing {
-                wiki_cli::warn(
-                    "trace",
-                    &format!("compile: {what} {:.1} ms", t.elapsed().as_secs_f64() * 1e3),
-                );
-            }
-            t = std::time::Instant::now();
-        };
+        let mut trace = Tracer::new(trace_enabled());
         let mut snap = base.clone();
         let overlay: Vec<Change> = changes
             .iter()
@@ -215,28 +204,17 @@ impl Compiler for DigestCompiler {
             })
             .collect();
         snap.overlay(&overlay);
+        trace.phase("compile: snapshot copy");
+        let opts = wiki_digest::CompileOptions::new(now);
         // Parsed pages of the last compile are reused (keyed by path and blob id) when the
         // files come from the work tree; the cache is refreshed for the next run.
-        let cache_dir = match base.origin() {
-            wiki_digest::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
-            _ => None,
+        let result = match base.origin() {
+            wiki_digest::snapshot::Origin::Worktree(dir) => {
+                wiki_digest::compile_in_vault(&snap, &opts, dir, true, "wiki apply")
+            }
+            _ => wiki_digest::compile(&snap, &opts),
         };
-        lap("snapshot copy");
-        let cache = cache_dir
-            .as_deref()
-            .map(wiki_parse::pagecache::ParseCache::load)
-            .unwrap_or_default();
-        lap("cache load");
-        let result =
-            wiki_digest::compile_cached(&snap, &wiki_digest::CompileOptions::new(now), &cache);
-        lap("compile");
-        if let Some(dir) = &cache_dir
-            && let Err(e) = wiki_digest::save_parse_cache(dir, &result, &cache)
-        {
-            wiki_cli::warn("wiki apply", &format!("cannot write the parse cache: {e}"));
-        }
-        drop(cache);
-        lap("cache save");
+        trace.phase("compile: compile and parse cache");
         let out = result
             .changes
             .into_iter()
@@ -248,7 +226,7 @@ impl Compiler for DigestCompiler {
                 })
             })
             .collect();
-        lap("before");
+        trace.phase("compile: before");
         out
     }
 }
@@ -318,6 +296,11 @@ pub struct BatchOptions<'c> {
     pub compiler: &'c dyn Compiler,
     /// Print phase timings on stderr (`trace: <phase> <ms> ms`; `WIKI_APPLY_TRACE=1`).
     pub trace: bool,
+}
+
+/// Whether `WIKI_APPLY_TRACE` asks for phase timings.
+pub fn trace_enabled() -> bool {
+    wiki_cli::env_flag("WIKI_APPLY_TRACE")
 }
 
 /// Phase timer for `WIKI_APPLY_TRACE`.

@@ -347,6 +347,12 @@ impl Output {
     }
 }
 
+/// Whether the environment variable `name` is set to something other than empty or `0` (the
+/// `WIKI_*_TRACE` switches).
+pub fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Print a diagnostic line on stderr (`<program>: <message>`). Errors writing to stderr are ignored.
 pub fn warn(program: &str, message: &str) {
     let _ = writeln!(io::stderr(), "{program}: {message}");

@@ -134,9 +134,13 @@ pub fn compile_cached(
         .render_mode
         .or_else(|| snapshot.render_mode())
         .unwrap_or_default();
+    // The cached version of every edited page, when the pages are exactly the cached ones.
+    let edited = edited_versions(&parsed, &misses, cache);
     let same_graph = cache.label().split(';').next()
         == Some(related_label(render_mode, opts.backlinks).as_str())
-        && graph_unchanged(&parsed, &misses, cache);
+        && edited
+            .as_ref()
+            .is_some_and(|e| e.iter().all(|(page, old, _)| same_graph(old, &page.info)));
     let t = trace("parse (graph check)", t);
     let recorded = crate::reuse::Recorded::from_label(cache.label()).filter(|r| {
         r.matches(
@@ -157,18 +161,17 @@ pub fn compile_cached(
             }
             r.reports == now
         })
-        .and_then(|_| dashboards_to_render(&parsed, &misses, cache));
+        .and(edited.as_deref())
+        .map(dashboards_to_render);
     // Edited pages whose Related block is still the one the cache recorded (and in place) need
     // nothing; the others are recomputed.
-    let stale: HashSet<String> = if same_graph {
-        parsed
-            .pages
+    let stale: HashSet<String> = match (&edited, same_graph) {
+        (Some(edited), true) => edited
             .iter()
-            .filter(|p| misses.contains(&p.path) && !related_in_place(p, cache))
-            .map(|p| p.path.clone())
-            .collect()
-    } else {
-        HashSet::new()
+            .filter(|(page, _, layout)| !related_in_place(page, layout))
+            .map(|(page, _, _)| page.path.clone())
+            .collect(),
+        _ => HashSet::new(),
     };
     let inc = Incremental {
         related_scope: same_graph.then_some(&stale),
@@ -180,11 +183,8 @@ pub fn compile_cached(
 }
 
 /// Whether an edited page still carries, unchanged and well-formed, the Related block body its
-/// cached version had (computed for the same link graph).
-fn related_in_place(page: &Page, cache: &ParseCache) -> bool {
-    let Some((_, layout)) = cache.get_any_with_layout(&page.path) else {
-        return false;
-    };
+/// cached version had (`layout`, computed for the same link graph).
+fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
     let block = Block::related();
     match (
         layout.related,
@@ -228,27 +228,13 @@ fn dashboards_tag(opts: &CompileOptions, mode: RenderMode) -> &'static str {
 }
 
 /// The dashboards whose inputs ([`reports::inputs`]) differ between the cached and the current
-/// version of an edited page; `None` (render all) when a page was added or removed.
-fn dashboards_to_render(
-    parsed: &VaultPages,
-    misses: &HashSet<String>,
-    cache: &ParseCache,
-) -> Option<HashSet<&'static str>> {
-    let current: HashSet<&str> = parsed
-        .pages
-        .iter()
-        .filter(|p| p.kind != wiki_parse::PageKind::Report)
-        .map(|p| p.path.as_str())
-        .collect();
-    if current.len() != cache.len() || cache.paths().any(|p| !current.contains(p)) {
-        return None;
-    }
+/// version of an edited page.
+fn dashboards_to_render(edited: &[(&Page, PageInfo, TextLayout)]) -> HashSet<&'static str> {
     let mut render = HashSet::new();
-    for page in parsed.pages.iter().filter(|p| misses.contains(&p.path)) {
-        let old = cache.get_any(&page.path)?;
+    for (page, old, _) in edited {
         for d in DASHBOARDS {
             if !render.contains(d.name)
-                && reports::inputs(d.name, &old) != reports::inputs(d.name, &page.info)
+                && reports::inputs(d.name, old) != reports::inputs(d.name, &page.info)
             {
                 if tracing() {
                     wiki_cli::warn(
@@ -260,7 +246,7 @@ fn dashboards_to_render(
             }
         }
     }
-    Some(render)
+    render
 }
 
 /// What [`compile_cached`] found it can skip.
@@ -287,25 +273,30 @@ fn related_label(mode: RenderMode, backlinks: bool) -> String {
     }
 }
 
-/// Whether the non-report pages of `parsed` are exactly the cached pages with the same graph
-/// fields (`misses`: the pages parsed from bytes, compared with their cached version).
-fn graph_unchanged(parsed: &VaultPages, misses: &HashSet<String>, cache: &ParseCache) -> bool {
+/// The edited pages (`misses`) with their cached version, when the non-report pages of `parsed`
+/// are exactly the cached pages (no page added or removed) and every cached version decodes;
+/// `None` otherwise (nothing can be taken as current).
+fn edited_versions<'a>(
+    parsed: &'a VaultPages,
+    misses: &HashSet<String>,
+    cache: &ParseCache,
+) -> Option<Vec<(&'a Page, PageInfo, TextLayout)>> {
     let candidates: Vec<&Page> = parsed
         .pages
         .iter()
         .filter(|p| p.kind != wiki_parse::PageKind::Report)
         .collect();
     if candidates.len() != cache.len() || candidates.iter().any(|p| !cache.contains(&p.path)) {
-        return false;
+        return None;
     }
     candidates
-        .iter()
+        .into_iter()
         .filter(|p| misses.contains(&p.path))
-        .all(|p| {
-            cache
-                .get_any(&p.path)
-                .is_some_and(|old| same_graph(&old, &p.info))
+        .map(|p| {
+            let (old, layout) = cache.get_any_with_layout(&p.path)?;
+            Some((p, old, layout))
         })
+        .collect()
 }
 
 /// The fields of a page Related blocks are computed from.
@@ -320,6 +311,28 @@ fn same_graph(a: &PageInfo, b: &PageInfo) -> bool {
             .iter()
             .zip(&b.links)
             .all(|(x, y)| x.target == y.target && x.kind == y.kind && x.resolved == y.resolved)
+}
+
+/// [`compile_cached`] with the parse cache of the vault at `vault_dir`: read it (unless `reuse`
+/// is false, e.g. `wiki compile --force`), compile, and save it for the next run. A cache that
+/// cannot be saved only costs time later: `program` warns about it on stderr.
+pub fn compile_in_vault(
+    snapshot: &Snapshot,
+    opts: &CompileOptions,
+    vault_dir: &std::path::Path,
+    reuse: bool,
+    program: &str,
+) -> CompileResult {
+    let cache = if reuse {
+        ParseCache::load(vault_dir)
+    } else {
+        ParseCache::empty()
+    };
+    let result = compile_cached(snapshot, opts, &cache);
+    if let Err(e) = save_parse_cache(vault_dir, &result, &cache) {
+        wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
+    }
+    result
 }
 
 /// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
@@ -421,18 +434,16 @@ fn compile_inner(
         .enumerate()
         .filter(|(_, p)| p.kind != wiki_parse::PageKind::Report)
         .map(|(i, p)| {
-            let layout = match (new_related.get(&i), inc.misses) {
-                (Some(related), _) => TextLayout {
-                    body_offset: p.body_offset,
-                    has_frontmatter: p.has_frontmatter,
-                    related: *related,
-                },
-                (None, Some(misses)) if !misses.contains(&p.path) => TextLayout {
-                    body_offset: p.body_offset,
-                    has_frontmatter: p.has_frontmatter,
-                    related: None,
-                },
-                (None, _) => TextLayout::of(p),
+            let related = match (new_related.get(&i), inc.misses) {
+                (Some(related), _) => *related,
+                // Unchanged cached page: its entry (with this checksum) is copied on save.
+                (None, Some(misses)) if !misses.contains(&p.path) => None,
+                (None, _) => wiki_parse::pagecache::related_checksum(&p.text),
+            };
+            let layout = TextLayout {
+                body_offset: p.body_offset,
+                has_frontmatter: p.has_frontmatter,
+                related,
             };
             (p.path.clone(), layout)
         })
@@ -600,7 +611,7 @@ fn compile_inner(
 }
 
 fn tracing() -> bool {
-    std::env::var_os("WIKI_COMPILE_TRACE").is_some_and(|v| !v.is_empty() && v != "0")
+    wiki_cli::env_flag("WIKI_COMPILE_TRACE")
 }
 
 /// `WIKI_COMPILE_TRACE=1`: phase timings on stderr.
@@ -632,12 +643,8 @@ fn reuse_digest(
     use wiki_parse::PageKind;
     let old_digest = std::str::from_utf8(snapshot.get(AGENT_DIGEST_PATH)?).ok()?;
     let old_claims = std::str::from_utf8(snapshot.get(CLAIMS_PATH)?).ok()?;
-    if order
-        .iter()
-        .any(|p| p.kind == PageKind::Report && !p.summary.claims.is_empty())
-    {
-        return None;
-    }
+    // Report pages are never hits: their lines are rendered and merged in. Their old lines need
+    // no removal: a compile records its files only when no report page carries claims.
     let is_hit = |p: &PageInfo| {
         p.kind != PageKind::Report && !misses.contains(&p.path) && cache.contains(&p.path)
     };

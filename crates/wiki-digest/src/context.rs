@@ -111,14 +111,6 @@ fn store_error(e: wiki_store::Error) -> CliError {
     CliError::Runtime(error_chain(&e))
 }
 
-/// The bytes of a regular file (a symbolic link is refused).
-fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
-    if !std::fs::symlink_metadata(path)?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    std::fs::read(path)
-}
-
 /// Check that `dir` is a vault (holds `.openclaw-wiki/`).
 pub fn require_vault(dir: &Path) -> Result<(), CliError> {
     if dir.join(wiki_cli::VAULT_MARKER_DIR).is_dir() {
@@ -280,16 +272,11 @@ impl VaultContext {
                         let mut snap =
                             Snapshot::from_rev(&self.store, &id.to_string()).map_err(to_cli)?;
                         // The branch's derived caches live beside the work tree (see `derived`).
-                        let mut found = Vec::new();
-                        for path in [layout::AGENT_DIGEST_PATH, layout::CLAIMS_PATH] {
-                            let at = crate::derived::location(path, agent.as_deref());
-                            if snap.get(path).is_none()
-                                && let Ok(bytes) = read_regular(&self.root.join(at))
-                            {
-                                found.push(Change::write(path, bytes));
-                            }
-                        }
-                        snap.overlay(&found);
+                        crate::derived::overlay_agent_files(
+                            &mut snap,
+                            &self.root,
+                            agent.as_deref(),
+                        );
                         Ok(snap)
                     }
                     None => Err(CliError::Runtime(format!(

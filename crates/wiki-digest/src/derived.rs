@@ -28,26 +28,16 @@ use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH};
 use wiki_store::{Change, ObjectId, Store};
 
 /// The directory of the derived caches, vault-relative.
-pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
+pub use wiki_parse::layout::CACHE_DIR;
 
 /// Whether a vault path is a derived cache file.
 pub fn is_derived(path: &str) -> bool {
     path == AGENT_DIGEST_PATH || path == CLAIMS_PATH
 }
 
-/// Where the derived file `path` of the target is written: `path` itself for the checked-out
-/// branch (`agent` = `None`), `.openclaw-wiki/cache/agents/<ID>/<file>` for an agent branch that
-/// is not checked out.
-pub fn location(path: &str, agent: Option<&str>) -> String {
-    match (
-        agent,
-        path.strip_prefix(CACHE_DIR)
-            .and_then(|r| r.strip_prefix('/')),
-    ) {
-        (Some(id), Some(file)) => format!("{CACHE_DIR}/agents/{id}/{file}"),
-        _ => path.to_string(),
-    }
-}
+/// Where the derived file `path` of the target is written (see
+/// [`wiki_parse::layout::cache_location`]).
+pub use wiki_parse::layout::cache_location as location;
 
 /// Compile changes split for a commit.
 #[derive(Debug, Clone, Default)]
@@ -119,10 +109,7 @@ impl<'a> Prepared<'a> {
                 if prepared.derived.iter().any(|c| &c.path == path) {
                     continue;
                 }
-                let abs = store.vault_dir().join(path);
-                if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file())
-                    && let Ok(bytes) = std::fs::read(&abs)
-                {
+                if let Some(bytes) = read_cache_file(&store.vault_dir().join(path)) {
                     prepared.restore.push(Change::write(path.clone(), bytes));
                 }
             }
@@ -150,6 +137,29 @@ impl<'a> Prepared<'a> {
         }
         Ok(())
     }
+}
+
+/// The bytes of a derived file on disk, when it is a regular file (symbolic links are not
+/// followed).
+pub fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    std::fs::read(path).ok()
+}
+
+/// Put into `snapshot` (read from `agent`'s branch) the derived files written for it beside the
+/// work tree ([`location`]), when the branch does not track them.
+pub fn overlay_agent_files(snapshot: &mut crate::Snapshot, vault_dir: &Path, agent: Option<&str>) {
+    let mut found = Vec::new();
+    for path in [AGENT_DIGEST_PATH, CLAIMS_PATH] {
+        if snapshot.get(path).is_none()
+            && let Some(bytes) = read_cache_file(&vault_dir.join(location(path, agent)))
+        {
+            found.push(Change::write(path, bytes));
+        }
+    }
+    snapshot.overlay(&found);
 }
 
 /// The message for derived files that could not be written after `commit` was made: the commit

@@ -19,6 +19,22 @@ pub const DIRECTORIES: [&str; 10] = [
 pub const AGENT_DIGEST_PATH: &str = ".openclaw-wiki/cache/agent-digest.json";
 /// The compiled claim lines.
 pub const CLAIMS_PATH: &str = ".openclaw-wiki/cache/claims.jsonl";
+/// The directory of the compiled caches (derived, git-ignored files).
+pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
+
+/// Where the compiled cache file `path` (e.g. [`CLAIMS_PATH`]) of a branch lives: `path` itself
+/// for the checked-out branch (`agent` = `None`), `.openclaw-wiki/cache/agents/<ID>/<file>` for
+/// an agent branch that is not checked out (it has no work tree of its own).
+pub fn cache_location(path: &str, agent: Option<&str>) -> String {
+    match (
+        agent,
+        path.strip_prefix(CACHE_DIR)
+            .and_then(|r| r.strip_prefix('/')),
+    ) {
+        (Some(id), Some(file)) => format!("{CACHE_DIR}/agents/{id}/{file}"),
+        _ => path.to_string(),
+    }
+}
 /// The operation log.
 pub const LOG_PATH: &str = ".openclaw-wiki/log.jsonl";
 /// Vault state.

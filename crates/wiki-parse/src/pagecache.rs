@@ -163,14 +163,12 @@ impl ParseCache {
 
     /// The cached page at `path` if its blob id is `blob_id` (hex).
     pub fn get(&self, path: &str, blob_id: &str) -> Option<(PageInfo, TextLayout)> {
-        let (blob, start, end) = self.entries.get(path)?;
+        let (blob, _, _) = self.entries.get(path)?;
         if hex_to_raw(blob_id)? != *blob {
             return None;
         }
-        let mut r = Reader::new(self.buf.get(*start..*end)?);
-        let decoded = decode_entry(&mut r).ok()?;
-        (decoded.0.path == path && decoded.0.blob_id == blob_id && r.pos == r.buf.len())
-            .then_some(decoded)
+        self.get_any_with_layout(path)
+            .filter(|(info, _)| info.blob_id == blob_id)
     }
 
     /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id

@@ -61,7 +61,7 @@ pub fn lookup_key(lookup: &str) -> String {
 }
 
 /// The path of the claims cache written by compile.
-pub const CLAIMS_CACHE: &str = ".openclaw-wiki/cache/claims.jsonl";
+pub const CLAIMS_CACHE: &str = wiki_parse::layout::CLAIMS_PATH;
 
 /// The claim-id tier: `pagePath` of the `claims.jsonl` line whose `id` is the lookup (a leading
 /// `claim:` stripped, case-insensitively). Blank and unparsable lines are ignored.

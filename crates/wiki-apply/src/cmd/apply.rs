@@ -287,7 +287,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             now,
             dry_run: args.dry_run,
             compiler: compiler.as_ref(),
-            trace: std::env::var_os("WIKI_APPLY_TRACE").is_some_and(|v| !v.is_empty() && v != "0"),
+            trace: crate::session::trace_enabled(),
         },
     )?;
     print(global, format, args.dry_run, &session, &outcome)?;

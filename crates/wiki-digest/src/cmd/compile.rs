@@ -6,7 +6,7 @@ use wiki_parse::layout::RenderMode;
 use wiki_parse::{PageError, PageInfo};
 
 use crate::cache;
-use crate::compile::{CompileOptions, compile_cached, save_parse_cache};
+use crate::compile::{CompileOptions, compile_in_vault};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
 
@@ -123,12 +123,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         out.flush()?;
         return Ok(exit::OK);
     }
-    let parse_cache = if args.force {
-        wiki_parse::pagecache::ParseCache::empty()
-    } else {
-        wiki_parse::pagecache::ParseCache::load(ctx.root())
-    };
-    let result = compile_cached(&snapshot, &opts, &parse_cache);
+    let result = compile_in_vault(&snapshot, &opts, ctx.root(), !args.force, "wiki compile");
     for e in &result.errors {
         eprintln!("{e}");
     }
@@ -157,12 +152,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         if let Err(e) = ctx.append_log("compile", details) {
             wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
         }
-    }
-    if let Err(e) = save_parse_cache(ctx.root(), &result, &parse_cache) {
-        wiki_cli::warn(
-            "wiki compile",
-            &format!("cannot write the parse cache: {e}"),
-        );
     }
     if !args.check
         && let Err(e) = cache::record(ctx.root(), &snapshot, &result, &opts)

@@ -94,11 +94,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let now = ctx.now()?;
     let snapshot = ctx.snapshot()?;
     let opts = CompileOptions::new(now);
-    let parse_cache = wiki_parse::pagecache::ParseCache::load(ctx.root());
-    let compiled = wiki_digest::compile_cached(&snapshot, &opts, &parse_cache);
-    if let Err(e) = wiki_digest::save_parse_cache(ctx.root(), &compiled, &parse_cache) {
-        wiki_cli::warn("wiki lint", &format!("cannot write the parse cache: {e}"));
-    }
+    let compiled = wiki_digest::compile_in_vault(&snapshot, &opts, ctx.root(), true, "wiki lint");
     let compile_files: Vec<String> = compiled
         .updated_files()
         .into_iter()

@@ -94,9 +94,11 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliE
     // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
     let derived = match &view {
         View::WorkTree => None,
-        View::Agent(id) => {
-            std::fs::read(vault.join(format!(".openclaw-wiki/cache/agents/{id}/claims.jsonl"))).ok()
-        }
+        View::Agent(id) => std::fs::read(vault.join(wiki_parse::layout::cache_location(
+            wiki_parse::layout::CLAIMS_PATH,
+            Some(id),
+        )))
+        .ok(),
     };
     let claims = match derived {
         Some(b) => Some(b),
