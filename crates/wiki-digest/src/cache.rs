@@ -174,17 +174,13 @@ pub fn entry(
 /// Write the cache entry (and the `.gitignore` that keeps `.openclaw-wiki/tmp/` out of git).
 /// Failures are returned for the caller to report as a warning; the cache is optional.
 pub fn save(vault: &Path, entry: &CacheEntry) -> std::io::Result<()> {
-    let path = cache_file(vault);
-    let dir = path.parent().unwrap_or(vault);
-    std::fs::create_dir_all(dir)?;
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "*\n")?;
-    }
-    let tmp = dir.join(format!("compile-cache.{}.tmp", std::process::id()));
     let text = serde_json::to_string_pretty(entry).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)
+    wiki_parse::layout::write_ignored_file(
+        vault,
+        wiki_parse::layout::TMP_DIR,
+        "compile-cache.json",
+        text.as_bytes(),
+    )
 }
 
 /// Record that `snapshot` compiled with `opts` produced `result` and that `result.changes` were

@@ -22,7 +22,7 @@
 //! removes them from git (the files stay on disk, rewritten by the same run).
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH};
 use wiki_store::{Change, ObjectId, Store};
@@ -123,17 +123,17 @@ impl<'a> Prepared<'a> {
     /// vaults whose own `.gitignore` predates them.
     pub fn write(&self, vault_dir: &Path, agent: Option<&str>) -> std::io::Result<()> {
         if !self.derived.is_empty() || !self.restore.is_empty() {
-            let ignore = vault_dir.join(CACHE_DIR).join(".gitignore");
-            if !std::fs::symlink_metadata(&ignore).is_ok_and(|m| m.is_file()) {
-                write_file(vault_dir, &ignore, b"*\n")?;
-            }
+            // Covers the agents' sub-directories too.
+            wiki_parse::layout::ensure_ignored_dir(vault_dir, CACHE_DIR)?;
         }
         for c in self.derived.iter().copied().chain(&self.restore) {
-            let Some(bytes) = &c.content else {
-                continue;
-            };
-            let target = vault_dir.join(location(&c.path, agent));
-            write_file(vault_dir, &target, bytes)?;
+            if let Some(bytes) = &c.content {
+                wiki_parse::layout::write_derived_file(
+                    vault_dir,
+                    &location(&c.path, agent),
+                    bytes,
+                )?;
+            }
         }
         Ok(())
     }
@@ -173,52 +173,6 @@ pub fn write_failure(commit: Option<ObjectId>, e: &std::io::Error) -> String {
         "cannot write the compiled caches under {CACHE_DIR}/: {e}; {done}, and the caches are \
          stale until `wiki compile` succeeds"
     )
-}
-
-/// Write `bytes` to `target` (inside `vault_dir`) through a temporary file renamed into place,
-/// creating missing directories and refusing symbolic links on the way.
-pub fn write_file(vault_dir: &Path, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let rel = target
-        .strip_prefix(vault_dir)
-        .map_err(|_| std::io::Error::other(format!("{}: outside the vault", target.display())))?;
-    let mut dir: PathBuf = vault_dir.to_path_buf();
-    let parts: Vec<_> = rel.components().collect();
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        dir.push(part);
-        match std::fs::symlink_metadata(&dir) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(std::io::Error::other(format!(
-                    "{}: not a directory (symbolic links are not followed)",
-                    dir.display()
-                )));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&dir)
-                .or_else(|e| {
-                    if e.kind() == std::io::ErrorKind::AlreadyExists {
-                        Ok(())
-                    } else {
-                        Err(e)
-                    }
-                })?,
-            Err(e) => return Err(e),
-        }
-    }
-    if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(std::io::Error::other(format!(
-            "{}: is a symbolic link, not replaced",
-            target.display()
-        )));
-    }
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, target).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 #[cfg(test)]

@@ -159,3 +159,74 @@ pub const GITIGNORE: &str = "# Derived, rebuildable files (wiki toolchain)\n.ope
 
 /// Root-level files that are not pages (never valid link targets).
 pub const ROOT_FILES: [&str; 4] = ["AGENTS.md", "WIKI.md", "index.md", "inbox.md"];
+
+/// Directory of temporary derived files (compile cache, parse cache); git-ignored.
+pub const TMP_DIR: &str = ".openclaw-wiki/tmp";
+
+/// Write a derived (rebuildable, never committed) file at vault path `rel`: a temporary file in
+/// the same directory renamed into place, so readers never see a partial file. Missing
+/// directories are created; symbolic links are never followed (a link or a non-directory on the
+/// way, or a link at `rel`, is an error).
+pub fn write_derived_file(
+    vault_dir: &std::path::Path,
+    rel: &str,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static TEMPS: AtomicUsize = AtomicUsize::new(0);
+    let mut dir = vault_dir.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    let (name, parents) = parts.split_last().unwrap_or((&"", &[]));
+    for part in parents {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::other(format!(
+                    "{}: not a directory (symbolic links are not followed)",
+                    dir.display()
+                )));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::create_dir(&dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+                _ => {}
+            },
+            Err(e) => return Err(e),
+        }
+    }
+    let target = dir.join(name);
+    if std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other(format!(
+            "{}: is a symbolic link, not replaced",
+            target.display()
+        )));
+    }
+    let n = TEMPS.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, &target).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Make vault directory `dir` keep itself (and its sub-directories) out of git, whatever the
+/// vault's own `.gitignore` says: `dir/.gitignore` of `*`, written when missing (used for
+/// `.openclaw-wiki/tmp/` and `.openclaw-wiki/cache/`).
+pub fn ensure_ignored_dir(vault_dir: &std::path::Path, dir: &str) -> std::io::Result<()> {
+    let ignore = format!("{dir}/.gitignore");
+    if std::fs::symlink_metadata(vault_dir.join(&ignore)).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    write_derived_file(vault_dir, &ignore, b"*\n")
+}
+
+/// [`write_derived_file`] of `name` into `dir`, after [`ensure_ignored_dir`].
+pub fn write_ignored_file(
+    vault_dir: &std::path::Path,
+    dir: &str,
+    name: &str,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    ensure_ignored_dir(vault_dir, dir)?;
+    write_derived_file(vault_dir, &format!("{dir}/{name}"), bytes)
+}

@@ -32,6 +32,7 @@ use crate::vault::PageKind;
 
 /// The cache file, vault-relative.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
+const CACHE_FILE: &str = "parse-cache.bin";
 const MAGIC: &[u8; 7] = b"WIKIPC\x02";
 
 fn tool_id() -> String {
@@ -254,22 +255,7 @@ pub fn save<'a>(
     prev: &ParseCache,
 ) -> std::io::Result<()> {
     let bytes = encode_reusing(label, pages, prev);
-    let path = vault_dir.join(CACHE_PATH);
-    let dir = path.parent().unwrap_or(vault_dir);
-    std::fs::create_dir_all(dir)?;
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "*\n")?;
-    }
-    let tmp = dir.join(format!(
-        "parse-cache.{}.{:?}.tmp",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::write(&tmp, &bytes)?;
-    std::fs::rename(&tmp, &path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)
 }
 
 fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
