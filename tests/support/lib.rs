@@ -166,6 +166,39 @@ impl Vault {
         std::fs::write(&p, content).expect("write");
     }
 
+    /// Replace `from` by `to` (same length) in a file in place, keeping its modification time:
+    /// only the change time (which no user can set) tells that it changed.
+    pub fn edit_keeping_mtime(&self, rel: &str, from: &str, to: &str) {
+        assert_eq!(from.len(), to.len(), "an edit that keeps the size");
+        let p = self.path(rel);
+        let text = self.read(rel);
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        let mtime = std::fs::metadata(&p)
+            .and_then(|m| m.modified())
+            .expect("stat");
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .expect("open");
+        use std::io::Write;
+        (&f).write_all(text.replacen(from, to, 1).as_bytes())
+            .expect("write in place");
+        f.set_modified(mtime).expect("restore mtime");
+        assert_eq!(
+            std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .expect("stat"),
+            mtime
+        );
+    }
+
+    /// Wait until every file written so far is old enough for the parse cache to record its
+    /// stat data (`wiki_parse::pagecache::SETTLE_SECS`), so that the next compile that reads them
+    /// lets later runs skip reading them.
+    pub fn settle(&self) {
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+    }
+
     /// Read a file as UTF-8.
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))

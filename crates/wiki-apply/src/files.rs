@@ -84,7 +84,8 @@ impl<'a> SnapshotFiles<'a> {
 
     /// The work tree of the vault at `root`.
     pub fn worktree(root: PathBuf) -> Result<SnapshotFiles<'static>> {
-        let snap = Snapshot::from_worktree(&root).map_err(|e| Error::Runtime(e.to_string()))?;
+        let snap =
+            Snapshot::from_worktree_cached(&root).map_err(|e| Error::Runtime(e.to_string()))?;
         Ok(SnapshotFiles::new(snap, Untracked::Worktree(root)))
     }
 

@@ -607,6 +607,50 @@ fn tracked_caches_of_older_vaults_leave_git_with_the_first_commit() {
     v.git(&["fsck", "--strict", "--no-dangling"]);
 }
 
+/// Pages the parse cache's stat data vouches for are not read by apply; a hand edit that keeps
+/// the size and modification time (only the change time differs) is still seen, and the
+/// vault ends up as a full compile makes it.
+#[test]
+fn apply_sees_hand_edits_that_keep_size_and_mtime() {
+    let v = vault();
+    v.settle();
+    // Records the stat data of the settled pages.
+    v.run("wiki", &["compile", "--force"]).expect_code(0);
+    v.edit_keeping_mtime(
+        "sources/alpha.md",
+        "title: Alpha Source",
+        "title: Alpha Sourcf",
+    );
+    v.settle();
+    let mut cmd = v.command("wiki-apply");
+    cmd.env("WIKI_COMPILE_TRACE", "1");
+    let run = wiki_testkit::output(
+        cmd,
+        Some(br#"{"op":"add_question","page":"entity.alpha","question":"Who rotates the keys?"}"#),
+    );
+    run.expect_code(0);
+    assert!(
+        run.stderr
+            .contains("snapshot: 11 pages (1 vouched for by the parse cache, 11 settled)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        v.read("entities/alpha.md")
+            .contains("[Alpha Sourcf](../sources/alpha.md)")
+    );
+    let check = v.run("wiki", &["compile", "--check", "--force"]);
+    assert_eq!(check.stdout, "");
+    check.expect_code(0);
+    let digest = v.run("wiki-digest", &["--digest"]);
+    digest.expect_code(0);
+    assert_eq!(
+        digest.stdout,
+        v.read(".openclaw-wiki/cache/agent-digest.json")
+    );
+    assert!(digest.stdout.contains("Alpha Sourcf"));
+}
+
 /// After any operation, the files are exactly what a full compile without any cache writes:
 /// the incremental compile (parse cache, Related scope, reused digest objects and claim lines,
 /// skipped dashboards) never leaves a committed or derived file stale.

@@ -68,21 +68,19 @@ pub fn key(snapshot: &Snapshot, opts: &CompileOptions) -> String {
 /// The key of `snapshot` with `changes` applied (what [`Snapshot::overlay`] would give), without
 /// copying the snapshot.
 pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileOptions) -> String {
-    use rayon::prelude::*;
-    let mut merged: std::collections::BTreeMap<&str, Option<&[u8]>> =
-        snapshot.files().map(|(p, b)| (p, Some(b))).collect();
+    let mut ids: std::collections::BTreeMap<&str, String> =
+        snapshot.blob_ids().into_iter().collect();
     for c in changes {
         if crate::snapshot::tracks(&c.path) {
-            merged.insert(c.path.as_str(), c.content.as_deref());
+            match &c.content {
+                Some(b) => ids.insert(c.path.as_str(), wiki_parse::page::git_blob_id(b)),
+                None => ids.remove(c.path.as_str()),
+            };
         }
     }
-    let files: Vec<(&str, &[u8])> = merged
+    let ids: Vec<String> = ids
         .into_iter()
-        .filter_map(|(p, b)| b.map(|b| (p, b)))
-        .collect();
-    let ids: Vec<String> = files
-        .par_iter()
-        .map(|(p, b)| format!("{p}\0{}\n", wiki_parse::page::git_blob_id(b)))
+        .map(|(p, id)| format!("{p}\0{id}\n"))
         .collect();
     let mut text = format!(
         "{}\nrender={:?} backlinks={} dashboards={}\n",

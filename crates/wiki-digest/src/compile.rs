@@ -128,7 +128,7 @@ pub fn compile_cached(
     cache: &ParseCache,
 ) -> CompileResult {
     let t = std::time::Instant::now();
-    let (parsed, misses) = snapshot.parse_for_compile_cached(cache);
+    let (parsed, misses, unloaded) = snapshot.parse_for_compile_cached(cache);
     let t = trace("parse (pages)", t);
     let render_mode = opts
         .render_mode
@@ -176,6 +176,7 @@ pub fn compile_cached(
     let inc = Incremental {
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
+        unloaded: Some(&unloaded),
         digest: recorded.map(|_| (cache, &misses)),
         dashboards: dashboards.as_ref(),
     };
@@ -261,6 +262,8 @@ struct Incremental<'a> {
     dashboards: Option<&'a HashSet<&'static str>>,
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
+    /// Pages taken from the cache without their text, with their body offsets.
+    unloaded: Option<&'a std::collections::HashMap<String, usize>>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -323,13 +326,20 @@ pub fn compile_in_vault(
     reuse: bool,
     program: &str,
 ) -> CompileResult {
-    let cache = if reuse {
-        ParseCache::load(vault_dir)
-    } else {
-        ParseCache::empty()
+    let loaded;
+    let cache: &ParseCache = match (reuse, snapshot.parse_cache()) {
+        (false, _) => {
+            loaded = ParseCache::empty();
+            &loaded
+        }
+        (true, Some(cache)) => cache,
+        (true, None) => {
+            loaded = ParseCache::load(vault_dir);
+            &loaded
+        }
     };
-    let result = compile_cached(snapshot, opts, &cache);
-    if let Err(e) = save_parse_cache(vault_dir, &result, &cache) {
+    let result = compile_cached(snapshot, opts, cache);
+    if let Err(e) = save_parse_cache(vault_dir, &result, cache, snapshot) {
         wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
     }
     result
@@ -337,11 +347,13 @@ pub fn compile_in_vault(
 
 /// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
 /// the resulting files parses only what changed (see [`wiki_parse::pagecache`]). `prev` is the
-/// cache the compile read (unchanged pages are copied from it).
+/// cache the compile read (unchanged pages are copied from it); `snapshot` the files compiled
+/// (the stat data of the pages it read from disk unchanged is recorded).
 pub fn save_parse_cache(
     vault_dir: &std::path::Path,
     result: &CompileResult,
     prev: &ParseCache,
+    snapshot: &Snapshot,
 ) -> std::io::Result<()> {
     let mut label = related_label(result.render_mode, result.backlinks);
     if let Some(r) = result.recorded {
@@ -356,6 +368,7 @@ pub fn save_parse_cache(
             .iter()
             .filter_map(|p| result.layouts.get(&p.path).map(|l| (p, *l))),
         prev,
+        |path, blob| snapshot.settled_stat(path, blob),
     )
 }
 
@@ -390,6 +403,21 @@ fn compile_inner(
     } = parsed;
     let mut changes: Vec<Change> = Vec::new();
     let mut t = std::time::Instant::now();
+    // Related blocks are computed on page texts: read those the parse left on disk.
+    if let Some(unloaded) = inc.unloaded.filter(|u| !u.is_empty())
+        && opts.backlinks
+        && related_scope.is_none_or(|only| !only.is_empty())
+    {
+        parsed_pages
+            .par_iter_mut()
+            .filter(|p| related_scope.is_none_or(|only| only.contains(&p.path)))
+            .for_each(|p| {
+                if let Some(offset) = unloaded.get(&p.path) {
+                    snapshot.load_text(p, *offset);
+                }
+            });
+        t = trace("related (read pages)", t);
+    }
 
     // 2. Related blocks (none to recompute when the scope is empty).
     let mut new_related: std::collections::HashMap<usize, Option<u64>> =
@@ -653,31 +681,59 @@ fn reuse_digest(
         .filter(|p| is_hit(p))
         .map(|p| p.path.as_str())
         .collect();
-    let (chunks, claims) = rayon::join(
-        || crate::reuse::page_chunks(old_digest),
+    let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
+    let (fast, claims) = rayon::join(
+        // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
+            let t = std::time::Instant::now();
+            let head = digest::digest_head(order, counts, errors, now_ms);
+            let t = trace("digest (reuse: head)", t);
+            let objects: Vec<(&str, String)> = changed
+                .iter()
+                .map(|p| {
+                    let mut s = String::new();
+                    digest::write_digest_page(p, now_ms, &mut s);
+                    (p.path.as_str(), s)
+                })
+                .collect();
+            let out = crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects);
+            trace("digest (reuse: objects)", t);
+            out
+        },
+        || {
+            let t = std::time::Instant::now();
             let mut remove = Vec::new();
             for path in cache.paths().filter(|p| !kept.contains(p)) {
                 let old = cache.get_any(path)?;
                 remove.extend(digest::claim_lines(&[&old], now_ms));
             }
-            let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
-            crate::reuse::splice_lines(old_claims, &remove, digest::claim_lines(&changed, now_ms))
+            let out = crate::reuse::splice_lines(
+                old_claims,
+                &remove,
+                digest::claim_lines(&changed, now_ms),
+            );
+            trace("digest (reuse: claims)", t);
+            out
         },
     );
-    let (chunks, claims) = (chunks?, claims?);
-    let t = std::time::Instant::now();
-    if kept.iter().any(|p| !chunks.contains_key(*p)) {
-        return None;
-    }
-    let agent = digest::agent_digest_reusing(order, counts, errors, now_ms, |p| {
-        if is_hit(p) {
-            chunks.get(&p.path).copied()
-        } else {
-            None
+    let claims = claims?;
+    let agent = match fast {
+        Some(agent) => agent,
+        None => {
+            // Pages added or removed: index every object of the old file.
+            let chunks = crate::reuse::page_chunks(old_digest)?;
+            if kept.iter().any(|p| !chunks.contains_key(*p)) {
+                return None;
+            }
+            digest::agent_digest_reusing(order, counts, errors, now_ms, |p| {
+                if is_hit(p) {
+                    chunks.get(&p.path).copied()
+                } else {
+                    None
+                }
+            })
         }
-    });
-    trace("digest (reuse: objects)", t);
+    };
     Some((agent, claims))
 }
 

@@ -249,7 +249,14 @@ impl VaultContext {
     }
 
     /// Load the snapshot for this target and remember its commit as the compare-and-swap base.
+    /// Work-tree pages whose stat data the parse cache recorded are not read
+    /// ([`Snapshot::from_worktree_cached`]).
     pub fn snapshot(&mut self) -> Result<Snapshot, CliError> {
+        self.snapshot_with(true)
+    }
+
+    /// [`VaultContext::snapshot`]; `trust_cache: false` reads every page (`--force`).
+    pub fn snapshot_with(&mut self, trust_cache: bool) -> Result<Snapshot, CliError> {
         let to_cli = |e: crate::snapshot::SnapshotError| CliError::Runtime(e.to_string());
         match &self.mode {
             Mode::Worktree { branch } => {
@@ -257,7 +264,11 @@ impl VaultContext {
                     Some(b) => self.store.branch_tip(b).map_err(store_error)?,
                     None => self.store.resolve("HEAD").ok(),
                 };
-                Snapshot::from_worktree(&self.root).map_err(to_cli)
+                if trust_cache {
+                    Snapshot::from_worktree_cached(&self.root).map_err(to_cli)
+                } else {
+                    Snapshot::from_worktree(&self.root).map_err(to_cli)
+                }
             }
             Mode::Agent { branch, exists, .. } => {
                 let rev = if *exists {

@@ -59,6 +59,46 @@ pub fn agent_digest_reusing<'a>(
     now_ms: i64,
     reuse: impl Fn(&PageInfo) -> Option<&'a str>,
 ) -> String {
+    let mut by_path: Vec<&PageInfo> = pages.to_vec();
+    wiki_parse::health::sort_by_locale(&mut by_path, |p| &p.path);
+    let mut out = digest_head(pages, counts, errors, now_ms);
+    // Room for the pages (objects average ~2 KB on generated vaults): one allocation instead of
+    // a dozen doubling copies of a multi-megabyte string.
+    out.reserve(by_path.len() * 2048);
+    out.push_str(PAGES_OPEN);
+    if by_path.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push('[');
+        for (i, p) in by_path.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            match reuse(p) {
+                Some(chunk) => out.push_str(chunk),
+                None => write_digest_page(p, now_ms, &mut out),
+            }
+        }
+        out.push_str("\n  ]");
+    }
+    out.push_str("\n}\n");
+    out
+}
+
+/// What follows the digest header: the `pages` key (then its array).
+pub const PAGES_OPEN: &str = ",\n  \"pages\": ";
+
+/// Append the digest object of a page (indented as inside the `pages` array, from `{` to `}`).
+pub fn write_digest_page(page: &PageInfo, now_ms: i64, out: &mut String) {
+    json::write_pretty_at(&digest_page(page, now_ms), 2, out)
+}
+
+/// The digest up to (not including) [`PAGES_OPEN`]: every key before `pages` (counts, claim
+/// health, contradiction clusters, parse errors), which depend on all pages.
+pub fn digest_head(
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+) -> String {
     let mut head = Map::new();
     head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
@@ -72,30 +112,11 @@ pub fn agent_digest_reusing<'a>(
             .collect();
         head.insert("frontmatterErrors".into(), Value::Array(errs));
     }
-    let mut by_path: Vec<&PageInfo> = pages.to_vec();
-    wiki_parse::health::sort_by_locale(&mut by_path, |p| &p.path);
-    // Write the pages one at a time (a JSON tree of the whole digest would cost hundreds of MB
-    // on large vaults); the bytes are those of `JSON.stringify(digest, null, 2)`.
+    // The pages are written one at a time after this (a JSON tree of the whole digest would
+    // cost hundreds of MB on large vaults); the bytes are those of
+    // `JSON.stringify(digest, null, 2)`.
     let mut out = json::to_pretty(&Value::Object(head));
     out.truncate(out.len() - 2); // "\n}"
-    // Room for the pages (objects average ~2 KB on generated vaults): one allocation instead of
-    // a dozen doubling copies of a multi-megabyte string.
-    out.reserve(by_path.len() * 2048);
-    out.push_str(",\n  \"pages\": ");
-    if by_path.is_empty() {
-        out.push_str("[]");
-    } else {
-        out.push('[');
-        for (i, p) in by_path.iter().enumerate() {
-            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-            match reuse(p) {
-                Some(chunk) => out.push_str(chunk),
-                None => json::write_pretty_at(&digest_page(p, now_ms), 2, &mut out),
-            }
-        }
-        out.push_str("\n  ]");
-    }
-    out.push_str("\n}\n");
     out
 }
 

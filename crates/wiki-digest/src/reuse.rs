@@ -124,6 +124,56 @@ pub fn page_chunks(digest: &str) -> Option<HashMap<String, &str>> {
     None
 }
 
+/// The digest `old` with its header replaced by `head` ([`crate::digest::digest_head`]) and the
+/// objects of the pages in `replace` (`(path, new object text)`) swapped in place, when `old`
+/// has the shape compile writes, holds exactly `page_count` page objects and one object for
+/// every path of `replace`; `None` otherwise.
+///
+/// With the same number of pages, and every page either in `replace` (found in `old`) or known
+/// to be in `old` (a parse-cache hit of the compile that wrote it), the two page sets are equal
+/// and, both being sorted by path, every object keeps its position: the result is exactly
+/// [`crate::digest::agent_digest_reusing`]'s, without indexing every object of the old file.
+pub fn replace_chunks(
+    old: &str,
+    head: &str,
+    page_count: usize,
+    replace: &[(&str, String)],
+) -> Option<String> {
+    use memchr::memmem;
+    let open = format!("{}[\n", crate::digest::PAGES_OPEN);
+    let start = old.find(&open)? + crate::digest::PAGES_OPEN.len();
+    let pages = &old[start..];
+    const KEY: &str = "\n      \"path\": ";
+    if memmem::find_iter(pages.as_bytes(), KEY).count() != page_count {
+        return None;
+    }
+    let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(replace.len());
+    for (path, object) in replace {
+        let needle = format!("{KEY}{},", serde_json::to_string(path).ok()?);
+        let at = memmem::find(pages.as_bytes(), needle.as_bytes())?;
+        let from = pages[..at].rfind("\n    {")? + "\n    ".len();
+        let until = at + pages[at..].find("\n    }")? + "\n    }".len();
+        spans.push((from, until, object.as_str()));
+    }
+    spans.sort_unstable_by_key(|s| s.0);
+    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+        return None;
+    }
+    let mut out = String::with_capacity(
+        head.len() + pages.len() + replace.iter().map(|r| r.1.len()).sum::<usize>() + 16,
+    );
+    out.push_str(head);
+    out.push_str(&old[start - crate::digest::PAGES_OPEN.len()..start]);
+    let mut pos = 0;
+    for (from, until, object) in spans {
+        out.push_str(&pages[pos..from]);
+        out.push_str(object);
+        pos = until;
+    }
+    out.push_str(&pages[pos..]);
+    Some(out)
+}
+
 /// `claims.jsonl` with the lines of `remove` taken out and those of `add` merged in, sorted as
 /// compile sorts them ([`locale_cmp`]). `None` when a line to remove is not in `old`.
 pub fn splice_lines(old: &str, remove: &[String], mut add: Vec<String>) -> Option<String> {

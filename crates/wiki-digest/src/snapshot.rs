@@ -17,14 +17,20 @@
 //!
 //! Entries that exist but cannot be read as pages (symbolic links, unreadable files) are kept as
 //! [`PageError`]s ([`Snapshot::problems`]) and reported like parse failures.
+//!
+//! [`Snapshot::from_worktree_cached`] does not read the pages whose stat data the parse cache
+//! recorded and still matches ([`ParseCache::trusted_blob`], like git's index): their blob id
+//! comes from the cache and their bytes are read only if something asks for them
+//! ([`Snapshot::get`]); parsing takes them from the cache without their text (see
+//! [`Snapshot::parse_for_compile_cached`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
-use wiki_parse::pagecache::ParseCache;
+use wiki_parse::pagecache::{FileStat, ParseCache};
 use wiki_parse::vault::{self, VaultPages};
 use wiki_parse::{Page, PageError, PageKind};
 use wiki_store::{Change, ObjectId, Store};
@@ -105,13 +111,57 @@ pub fn tracks(path: &str) -> bool {
     EXTRA_PATHS.contains(&path) || vault::is_page_path(path)
 }
 
+/// The content of a snapshot file.
+#[derive(Debug, Clone)]
+enum Content {
+    /// Bytes in memory, with their blob id when it is known (read from disk and hashed).
+    Bytes(Arc<[u8]>, Option<Arc<str>>),
+    /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
+    OnDisk(Arc<OnDisk>),
+}
+
+#[derive(Debug)]
+struct OnDisk {
+    abs: PathBuf,
+    blob: Arc<str>,
+    bytes: OnceLock<Option<Arc<[u8]>>>,
+}
+
+impl Content {
+    fn bytes(b: impl Into<Arc<[u8]>>) -> Content {
+        Content::Bytes(b.into(), None)
+    }
+
+    fn get(&self) -> Option<&[u8]> {
+        match self {
+            Content::Bytes(b, _) => Some(b),
+            Content::OnDisk(d) => d
+                .bytes
+                .get_or_init(|| std::fs::read(&d.abs).ok().map(Arc::from))
+                .as_deref(),
+        }
+    }
+
+    /// The blob id when known without hashing.
+    fn known_blob(&self) -> Option<&str> {
+        match self {
+            Content::Bytes(_, id) => id.as_deref(),
+            Content::OnDisk(d) => Some(&d.blob),
+        }
+    }
+}
+
 /// The vault files compile reads and writes, in memory (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Shared byte buffers: cloning a snapshot (to overlay edits) copies no file content.
-    files: BTreeMap<String, Arc<[u8]>>,
+    files: BTreeMap<String, Content>,
     problems: Vec<PageError>,
     origin: Origin,
+    /// Stat data and blob id of the settled page files as read from disk (for the parse cache).
+    disk: Arc<HashMap<String, (FileStat, [u8; 20])>>,
+    /// The parse cache the snapshot trusted ([`Snapshot::from_worktree_cached`]).
+    cache: Option<Arc<ParseCache>>,
 }
 
 impl Default for Snapshot {
@@ -127,6 +177,8 @@ impl Snapshot {
             files: BTreeMap::new(),
             problems: Vec::new(),
             origin: Origin::Memory,
+            disk: Arc::default(),
+            cache: None,
         }
     }
 
@@ -139,7 +191,7 @@ impl Snapshot {
         for (p, b) in files {
             let p = p.into();
             if tracks(&p) {
-                s.files.insert(p, Arc::from(b.into()));
+                s.files.insert(p, Content::bytes(b.into()));
             }
         }
         s
@@ -148,8 +200,27 @@ impl Snapshot {
     /// Read the work tree of the vault at `vault_dir` (pages read in parallel; symbolic links
     /// are never followed).
     pub fn from_worktree(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
+        Snapshot::read_worktree(vault_dir, None)
+    }
+
+    /// [`Snapshot::from_worktree`] with the vault's parse cache: pages whose stat data the cache
+    /// recorded and still matches are not read (see the module docs). The cache is kept for
+    /// the compile ([`Snapshot::parse_cache`]).
+    pub fn from_worktree_cached(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
+        Snapshot::read_worktree(vault_dir, Some(Arc::new(ParseCache::load(vault_dir))))
+    }
+
+    fn read_worktree(
+        vault_dir: &Path,
+        cache: Option<Arc<ParseCache>>,
+    ) -> Result<Snapshot, SnapshotError> {
+        // Stat data is recorded only for files whose times are settled before this instant.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
         let page_files = vault::scan(vault_dir)?;
-        let results: Vec<Result<(String, Vec<u8>), PageError>> = page_files
+        type Read = (String, Content, Option<(FileStat, [u8; 20])>);
+        let results: Vec<Result<Read, PageError>> = page_files
             .par_iter()
             .map(|f| {
                 let err = |message: String| PageError {
@@ -169,23 +240,52 @@ impl Snapshot {
                         wiki_parse::page::MAX_PAGE_BYTES
                     )));
                 }
+                let stat = FileStat::of(&meta).filter(|st| st.settled(now));
+                if let (Some(st), Some(cache)) = (&stat, &cache)
+                    && let Some(blob) = cache.trusted_blob(&f.path, st)
+                    && let Some(raw) = wiki_parse::pagecache::hex_to_raw(&blob)
+                {
+                    let content = Content::OnDisk(Arc::new(OnDisk {
+                        abs: f.abs.clone(),
+                        blob: Arc::from(blob),
+                        bytes: OnceLock::new(),
+                    }));
+                    return Ok((f.path.clone(), content, Some((*st, raw))));
+                }
                 let bytes = std::fs::read(&f.abs).map_err(|e| err(format!("cannot read: {e}")))?;
-                Ok((f.path.clone(), bytes))
+                // Settled files are hashed now (the parse reuses the id) so that the parse cache
+                // can record their stat data with the blob id of exactly these bytes.
+                match stat {
+                    Some(st) => {
+                        let blob = wiki_parse::page::git_blob_id(&bytes);
+                        let raw = wiki_parse::pagecache::hex_to_raw(&blob);
+                        let content = Content::Bytes(Arc::from(bytes), Some(Arc::from(blob)));
+                        Ok((f.path.clone(), content, raw.map(|r| (st, r))))
+                    }
+                    None => Ok((f.path.clone(), Content::bytes(bytes), None)),
+                }
             })
             .collect();
         let mut snap = Snapshot {
             files: BTreeMap::new(),
             problems: Vec::new(),
             origin: Origin::Worktree(vault_dir.to_path_buf()),
+            disk: Arc::default(),
+            cache,
         };
+        let mut disk = HashMap::new();
         for r in results {
             match r {
-                Ok((p, b)) => {
-                    snap.files.insert(p, Arc::from(b));
+                Ok((p, content, stat)) => {
+                    if let Some(stat) = stat {
+                        disk.insert(p.clone(), stat);
+                    }
+                    snap.files.insert(p, content);
                 }
                 Err(e) => snap.problems.push(e),
             }
         }
+        snap.disk = Arc::new(disk);
         for rel in EXTRA_PATHS {
             let abs = vault_dir.join(rel);
             match std::fs::symlink_metadata(&abs) {
@@ -194,14 +294,62 @@ impl Snapshot {
                         path: abs.clone(),
                         source,
                     })?;
-                    snap.files.insert(rel.to_string(), Arc::from(bytes));
+                    snap.files.insert(rel.to_string(), Content::bytes(bytes));
                 }
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(source) => return Err(SnapshotError::Io { path: abs, source }),
             }
         }
+        if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
+            let trusted = snap
+                .files
+                .values()
+                .filter(|c| matches!(c, Content::OnDisk(_)))
+                .count();
+            let pages = snap.page_paths().count();
+            wiki_cli::warn(
+                "trace",
+                &format!(
+                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled), {} other files",
+                    snap.disk.len(),
+                    snap.files.len() - pages
+                ),
+            );
+        }
         Ok(snap)
+    }
+
+    /// The parse cache [`Snapshot::from_worktree_cached`] loaded, if any.
+    pub fn parse_cache(&self) -> Option<&Arc<ParseCache>> {
+        self.cache.as_ref()
+    }
+
+    /// The stat data to record in the parse cache for the page at `path` whose entry has blob
+    /// id `blob`: the stat data read from disk when the file held exactly those bytes and its
+    /// times were settled (see [`wiki_parse::pagecache`]).
+    pub fn settled_stat(&self, path: &str, blob: &[u8; 20]) -> Option<FileStat> {
+        self.disk
+            .get(path)
+            .filter(|(_, b)| b == blob)
+            .map(|(st, _)| *st)
+    }
+
+    /// The git blob id of every file (from the parse cache or the disk read where known,
+    /// else hashed), sorted by path.
+    pub fn blob_ids(&self) -> Vec<(&str, String)> {
+        let files: Vec<(&str, &Content)> =
+            self.files.iter().map(|(p, c)| (p.as_str(), c)).collect();
+        files
+            .par_iter()
+            .map(|(p, c)| {
+                let id = match c.known_blob() {
+                    Some(id) => id.to_string(),
+                    None => wiki_parse::page::git_blob_id(c.get().unwrap_or_default()),
+                };
+                (*p, id)
+            })
+            .collect()
     }
 
     /// Read the tracked files of the vault at git revision `rev` (a branch such as
@@ -217,9 +365,11 @@ impl Snapshot {
         let snap = Snapshot {
             files: paths
                 .into_iter()
-                .zip(blobs.into_iter().map(Arc::from))
+                .zip(blobs.into_iter().map(Content::bytes))
                 .collect(),
             problems: Vec::new(),
+            disk: Arc::default(),
+            cache: None,
             origin: Origin::Commit {
                 rev: rev.to_string(),
                 id,
@@ -239,7 +389,7 @@ impl Snapshot {
             match &c.content {
                 Some(bytes) => {
                     self.files
-                        .insert(c.path.clone(), Arc::from(bytes.as_slice()));
+                        .insert(c.path.clone(), Content::bytes(bytes.as_slice()));
                 }
                 None => {
                     self.files.remove(&c.path);
@@ -250,12 +400,15 @@ impl Snapshot {
 
     /// The bytes of a file, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(|b| &b[..])
+        self.files.get(path).and_then(Content::get)
     }
 
-    /// All files, sorted by path.
+    /// All files, sorted by path (reads the pages not read yet; a page that vanished since the
+    /// snapshot was taken is left out).
     pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(p, b)| (p.as_str(), &b[..]))
+        self.files
+            .iter()
+            .filter_map(|(p, c)| Some((p.as_str(), c.get()?)))
     }
 
     /// Page paths, sorted.
@@ -318,31 +471,68 @@ impl Snapshot {
 
     /// [`Snapshot::parse_for_compile`] reusing the pages of `cache` whose path and blob id match
     /// (report pages are always parsed: dashboards need their frontmatter). Also returns the
-    /// paths of the non-report pages that were not found in the cache (parsed from their bytes).
-    pub fn parse_for_compile_cached(&self, cache: &ParseCache) -> (VaultPages, HashSet<String>) {
+    /// paths of the non-report pages that were not found in the cache (parsed from their bytes),
+    /// and the pages taken from the cache without reading them (their [`Page::text`] is empty
+    /// and `body_offset` 0; the map gives their real body offset: see
+    /// [`Snapshot::load_text`]).
+    pub fn parse_for_compile_cached(
+        &self,
+        cache: &ParseCache,
+    ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
         self.parse_inner(false, Some(cache))
+    }
+
+    /// Fill in the text of a page [`Snapshot::parse_for_compile_cached`] returned without it
+    /// (`body_offset`: the offset it gave). A page that can no longer be read, or no longer
+    /// has a body at that offset, keeps an empty text.
+    pub fn load_text(&self, page: &mut Page, body_offset: usize) {
+        if let Some(text) = self
+            .get(&page.path)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            && text.is_char_boundary(body_offset)
+        {
+            page.text = text.to_string();
+            page.body_offset = body_offset;
+        }
     }
 
     fn parse_inner(
         &self,
         keep_frontmatter: bool,
         cache: Option<&ParseCache>,
-    ) -> (VaultPages, HashSet<String>) {
+    ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
         let mut paths: Vec<&str> = self.page_paths().collect();
         paths.sort_by_key(|p| {
             PageKind::from_path(p)
                 .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
                 .unwrap_or(0)
         });
-        let results: Vec<(Result<Page, PageError>, bool)> = paths
+        type Parsed = (Result<Page, PageError>, bool, Option<usize>);
+        let results: Vec<Parsed> = paths
             .par_iter()
             .map(|p| {
-                let bytes = self.get(p).unwrap_or_default();
-                let (parsed, hit) = match cache {
+                let content = self.files.get(*p);
+                let (parsed, hit, unloaded) = match cache {
                     Some(c) if PageKind::from_path(p) != Some(PageKind::Report) => {
-                        c.parse_hit(p, bytes)
+                        // A page the cache vouches for is not read at all.
+                        let trusted = match content {
+                            Some(Content::OnDisk(d)) => c.page_without_text(p, &d.blob),
+                            _ => None,
+                        };
+                        match trusted {
+                            Some((page, offset)) => (Ok(page), true, Some(offset)),
+                            None => {
+                                let bytes = content.and_then(Content::get).unwrap_or_default();
+                                let known = content.and_then(Content::known_blob);
+                                let (parsed, hit) = c.parse_hit_with(p, bytes, known);
+                                (parsed, hit, None)
+                            }
+                        }
                     }
-                    _ => (wiki_parse::parse_page(p, bytes), false),
+                    _ => {
+                        let bytes = content.and_then(Content::get).unwrap_or_default();
+                        (wiki_parse::parse_page(p, bytes), false, None)
+                    }
                 };
                 let parsed = parsed.map(|mut page| {
                     if !keep_frontmatter && page.kind != PageKind::Report {
@@ -350,23 +540,27 @@ impl Snapshot {
                     }
                     page
                 });
-                (parsed, hit)
+                (parsed, hit, unloaded)
             })
             .collect();
         let mut out = VaultPages::default();
         let mut misses = HashSet::new();
+        let mut unloaded = HashMap::new();
         out.errors.extend(self.problems.iter().cloned());
-        for (r, hit) in results {
+        for (r, hit, offset) in results {
             match r {
                 Ok(p) => {
                     if !hit && p.kind != PageKind::Report {
                         misses.insert(p.path.clone());
+                    }
+                    if let Some(offset) = offset {
+                        unloaded.insert(p.path.clone(), offset);
                     }
                     out.pages.push(p)
                 }
                 Err(e) => out.errors.push(e),
             }
         }
-        (out, misses)
+        (out, misses, unloaded)
     }
 }

@@ -378,6 +378,29 @@ fn links_inside_code_and_external_links_are_not_backlinks() {
 /// pages): after edits that keep the link graph (a question, a hand-edited Related block), edits
 /// that change it (a new page) and a deletion, a compile that reuses it writes exactly the bytes
 /// of a compile without it; a damaged cache is ignored.
+/// Compile `fresh` without any cache and check that `cached` (compiled with its caches after the
+/// same edits) has the same committed tree and derived caches.
+#[track_caller]
+fn assert_same_as_cache_free(
+    cached: &wiki_testkit::Vault,
+    fresh: &wiki_testkit::Vault,
+    what: &str,
+) {
+    std::fs::remove_file(fresh.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
+    compile(fresh, &["--force"]).expect_code(0);
+    assert_eq!(
+        cached.git(&["rev-parse", "HEAD^{tree}"]),
+        fresh.git(&["rev-parse", "HEAD^{tree}"]),
+        "{what}"
+    );
+    for f in [
+        ".openclaw-wiki/cache/agent-digest.json",
+        ".openclaw-wiki/cache/claims.jsonl",
+    ] {
+        assert_same(f, &bytes(cached, f), &bytes(fresh, f));
+    }
+}
+
 #[test]
 fn parse_cache_gives_the_same_result_as_a_full_parse() {
     let cached = rich_vault("native");
@@ -424,19 +447,11 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
         step(&cached);
         compile(&cached, &[]).expect_code(0);
         step(&fresh);
-        std::fs::remove_file(fresh.path(".openclaw-wiki/tmp/parse-cache.bin")).unwrap();
-        compile(&fresh, &["--force"]).expect_code(0);
-        assert_eq!(
-            cached.git(&["rev-parse", "HEAD^{tree}"]),
-            fresh.git(&["rev-parse", "HEAD^{tree}"]),
-            "same tree with and without the parse cache"
+        assert_same_as_cache_free(
+            &cached,
+            &fresh,
+            "same tree with and without the parse cache",
         );
-        for f in [
-            ".openclaw-wiki/cache/agent-digest.json",
-            ".openclaw-wiki/cache/claims.jsonl",
-        ] {
-            assert_same(f, &bytes(&cached, f), &bytes(&fresh, f));
-        }
     }
     assert!(!cached.read("entities/alpha.md").contains("[Hand](x.md)"));
 
@@ -449,6 +464,85 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
     let run = compile(&cached, &["--check", "--force"]);
     run.expect_code(0);
     assert_eq!(run.stdout, "");
+}
+
+/// The pages a compile reads: with settled files, the parse cache's stat data vouches for the
+/// unchanged pages (not read at all); an in-place edit that keeps size and modification time is
+/// still seen, and a link-graph change (every Related block recomputed, from pages read on
+/// demand) gives what a compile without any cache gives.
+#[test]
+fn stat_data_vouches_for_unchanged_pages_and_edits_are_seen() {
+    let cached = rich_vault("native");
+    let fresh = rich_vault("native");
+    compile(&cached, &[]).expect_code(0);
+    compile(&fresh, &[]).expect_code(0);
+    cached.settle();
+    // Records the stat data of every (now settled) page.
+    compile(&cached, &["--force"]).expect_code(0);
+    let vouched = |v: &wiki_testkit::Vault, args: &[&str]| -> (usize, usize) {
+        let mut cmd = v.command("wiki");
+        cmd.arg("compile").args(args).env("WIKI_COMPILE_TRACE", "1");
+        let run = wiki_testkit::output(cmd, None);
+        run.expect_code(0);
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("vouched for by the parse cache"))
+            .unwrap_or_else(|| panic!("no snapshot trace:\n{}", run.stderr))
+            .to_string();
+        let nums: Vec<usize> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        (nums[0], nums[1])
+    };
+    let (total, all) = vouched(&cached, &["--check"]);
+    // Every page but the nine dashboards (report pages are always read).
+    assert_eq!(total, 23);
+    assert_eq!(all, 23 - 9);
+
+    let same_size = |v: &wiki_testkit::Vault| {
+        v.edit_keeping_mtime(
+            "entities/carol.md",
+            "Is Carol still on the release rotation?",
+            "Is Carol still on the release schedule?",
+        );
+    };
+    let new_page = |v: &wiki_testkit::Vault| {
+        v.write(
+            "concepts/new-idea.md",
+            page(
+                &["id: concept.new-idea", "title: New Idea"],
+                "# New Idea\n\nSee [Carol](../entities/carol.md) and [Alpha](../entities/alpha.md).\n",
+            ),
+        );
+    };
+    for (i, step) in [&same_size as &dyn Fn(&wiki_testkit::Vault), &new_page]
+        .into_iter()
+        .enumerate()
+    {
+        step(&cached);
+        if i == 0 {
+            // Old enough to be settled again: only the change time differs from the record.
+            cached.settle();
+        }
+        let (_, trusted) = vouched(&cached, &[]);
+        // Step 0: all but the edited page; step 1: every page but the new one (the compile of
+        // step 0 recorded the edited page again).
+        assert_eq!(trusted, [all - 1, all][i], "step {i}: pages vouched for");
+        step(&fresh);
+        assert_same_as_cache_free(&cached, &fresh, &format!("step {i}: same tree"));
+    }
+    assert!(
+        cached
+            .read(".openclaw-wiki/cache/agent-digest.json")
+            .contains("Is Carol still on the release schedule?")
+    );
+    assert!(
+        cached
+            .read("entities/carol.md")
+            .contains("[New Idea](../concepts/new-idea.md)")
+    );
 }
 
 /// Files left by a compile that skipped dashboards, or rendered links in another mode, are never

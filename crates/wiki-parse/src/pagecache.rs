@@ -13,11 +13,25 @@
 //! # File format
 //!
 //! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
-//! entries, then per entry: path, blob id (20 raw bytes), payload length and payload (the encoded
-//! page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
+//! entries, then per entry: path, blob id (20 raw bytes), the file's stat data when recorded (a
+//! flag byte, then seven 8-byte fields, see [`FileStat`]), payload length and payload (the
+//! encoded page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
 //! strings are length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated,
 //! fails the checksum, comes from another tool version or does not decode is ignored as a whole
-//! (every page is parsed again), so a damaged cache can cost time but never change a result. Writes go to a
+//! (every page is parsed again), so a damaged cache can cost time but never change a result.
+//!
+//! # Stat data: not reading unchanged pages at all
+//!
+//! Like git's index, an entry can carry the stat data ([`FileStat`]: device, inode, size,
+//! modification and change times) of the file whose bytes had the entry's blob id when they were
+//! read. A later run whose `lstat` of the page gives the same stat data takes the blob id from the
+//! cache ([`ParseCache::trusted_blob`]) without opening the file. The change time (`ctime`) is
+//! set by the kernel on every write, rename and chmod and cannot be set by users, and stat data
+//! is recorded only for files whose times were at least [`SETTLE_SECS`] seconds old when they
+//! were read ([`FileStat::settled`]): a write after the read lands in a later clock tick than the
+//! recorded times, so it always changes `ctime` (git's "racily clean" entries, avoided the same
+//! way). Files written by the run that saves the cache get no stat data (their entry describes
+//! the new bytes, the stat data the old file). Writes go to a
 //! temporary file renamed into place, so readers never see a partial file.
 
 use std::collections::HashMap;
@@ -33,7 +47,7 @@ use crate::vault::PageKind;
 /// The cache file, vault-relative.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
 const CACHE_FILE: &str = "parse-cache.bin";
-const MAGIC: &[u8; 7] = b"WIKIPC\x02";
+const MAGIC: &[u8; 7] = b"WIKIPC\x03";
 
 fn tool_id() -> String {
     format!("wiki-parse {}", env!("CARGO_PKG_VERSION"))
@@ -67,14 +81,105 @@ pub fn related_checksum(text: &str) -> Option<u64> {
         .map(|b| checksum(b.as_bytes()))
 }
 
+/// Files whose times are younger than this many seconds when read get no stat data.
+pub const SETTLE_SECS: i64 = 2;
+
+/// Stat data of a page file (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileStat {
+    /// Device.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, seconds.
+    pub mtime: i64,
+    /// Modification time, nanoseconds.
+    pub mtime_nsec: i64,
+    /// Change time, seconds.
+    pub ctime: i64,
+    /// Change time, nanoseconds.
+    pub ctime_nsec: i64,
+}
+
+impl FileStat {
+    /// The stat data of `meta` (`None` on platforms without inode numbers and change times).
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileStat> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileStat {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime: meta.mtime(),
+                mtime_nsec: meta.mtime_nsec(),
+                ctime: meta.ctime(),
+                ctime_nsec: meta.ctime_nsec(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+
+    /// Whether both times are at least [`SETTLE_SECS`] seconds before `now` (Unix seconds), so
+    /// that any later write gets a different change time.
+    pub fn settled(&self, now: i64) -> bool {
+        self.mtime.max(self.ctime) <= now - SETTLE_SECS
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        for v in [
+            self.dev,
+            self.ino,
+            self.size,
+            self.mtime as u64,
+            self.mtime_nsec as u64,
+            self.ctime as u64,
+            self.ctime_nsec as u64,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<FileStat, Bad> {
+        let mut v = [0u64; 7];
+        for x in &mut v {
+            let b: [u8; 8] = r.bytes(8)?.try_into().map_err(|_| Bad)?;
+            *x = u64::from_le_bytes(b);
+        }
+        Ok(FileStat {
+            dev: v[0],
+            ino: v[1],
+            size: v[2],
+            mtime: v[3] as i64,
+            mtime_nsec: v[4] as i64,
+            ctime: v[5] as i64,
+            ctime_nsec: v[6] as i64,
+        })
+    }
+}
+
+/// One cached page: blob id, recorded stat data, payload range in the file.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    blob: [u8; 20],
+    stat: Option<FileStat>,
+    start: usize,
+    end: usize,
+}
+
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
 #[derive(Debug, Default)]
 pub struct ParseCache {
     /// Caller's label of the run that wrote the cache (see [`save`]).
     label: String,
     buf: Vec<u8>,
-    /// path → (blob id, payload range)
-    entries: HashMap<String, ([u8; 20], usize, usize)>,
+    entries: HashMap<String, Entry>,
 }
 
 impl ParseCache {
@@ -109,10 +214,23 @@ impl ParseCache {
         for _ in 0..n {
             let path = r.string().ok()?;
             let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
+            let stat = if r.flag().ok()? {
+                Some(FileStat::read(&mut r).ok()?)
+            } else {
+                None
+            };
             let len = r.len().ok()?;
             let start = r.pos;
             r.bytes(len).ok()?;
-            entries.insert(path, (blob, start, start + len));
+            entries.insert(
+                path,
+                Entry {
+                    blob,
+                    stat,
+                    start,
+                    end: start + len,
+                },
+            );
         }
         if r.pos != body.len() {
             return None;
@@ -156,20 +274,28 @@ impl ParseCache {
 
     /// [`ParseCache::get_any`] with the text layout.
     pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
-        let (_, start, end) = self.entries.get(path)?;
-        let mut r = Reader::new(self.buf.get(*start..*end)?);
+        let e = self.entries.get(path)?;
+        let mut r = Reader::new(self.buf.get(e.start..e.end)?);
         let decoded = decode_entry(&mut r).ok()?;
         (decoded.0.path == path && r.pos == r.buf.len()).then_some(decoded)
     }
 
     /// The cached page at `path` if its blob id is `blob_id` (hex).
     pub fn get(&self, path: &str, blob_id: &str) -> Option<(PageInfo, TextLayout)> {
-        let (blob, _, _) = self.entries.get(path)?;
-        if hex_to_raw(blob_id)? != *blob {
+        let e = self.entries.get(path)?;
+        if hex_to_raw(blob_id)? != e.blob {
             return None;
         }
         self.get_any_with_layout(path)
             .filter(|(info, _)| info.blob_id == blob_id)
+    }
+
+    /// The blob id (hex) of the cached page at `path` when the cache recorded stat data for it
+    /// and `stat` is that stat data: the file still holds the bytes the entry was parsed from
+    /// (see the module docs).
+    pub fn trusted_blob(&self, path: &str, stat: &FileStat) -> Option<String> {
+        let e = self.entries.get(path)?;
+        (e.stat.as_ref() == Some(stat)).then(|| raw_to_hex(&e.blob))
     }
 
     /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id
@@ -180,10 +306,38 @@ impl ParseCache {
 
     /// [`ParseCache::parse`], also telling whether the cache was used (`true`: a hit).
     pub fn parse_hit(&self, path: &str, bytes: &[u8]) -> (Result<Page, PageError>, bool) {
+        self.parse_hit_with(path, bytes, None)
+    }
+
+    /// The cached page at `path` with blob id `blob_id`, without its text: [`Page::text`] is
+    /// empty and [`Page::body_offset`] 0; the text's body offset is returned beside it (for
+    /// callers that read the text later). `None` when the cache does not hold that version.
+    pub fn page_without_text(&self, path: &str, blob_id: &str) -> Option<(Page, usize)> {
+        let (info, layout) = self.get(path, blob_id)?;
+        let page = Page {
+            info,
+            frontmatter: yaml_serde::Mapping::new(),
+            has_frontmatter: layout.has_frontmatter,
+            text: String::new(),
+            body_offset: 0,
+        };
+        Some((page, layout.body_offset))
+    }
+
+    /// [`ParseCache::parse_hit`] for bytes whose blob id the caller already knows.
+    pub fn parse_hit_with(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        blob_id: Option<&str>,
+    ) -> (Result<Page, PageError>, bool) {
         if !self.entries.contains_key(path) {
             return (parse_page(path, bytes), false);
         }
-        let blob_id = git_blob_id(bytes);
+        let blob_id = match blob_id {
+            Some(id) => id.to_string(),
+            None => git_blob_id(bytes),
+        };
         match (self.get(path, &blob_id), std::str::from_utf8(bytes)) {
             (Some((info, layout)), Ok(text)) if layout.body_offset <= text.len() => (
                 Ok(Page {
@@ -205,15 +359,17 @@ pub fn encode<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
 ) -> Vec<u8> {
-    encode_reusing(label, pages, &ParseCache::empty())
+    encode_reusing(label, pages, &ParseCache::empty(), |_, _| None)
 }
 
 /// [`encode`], copying the encoded form of pages that `prev` holds with the same path and blob
-/// id instead of encoding them again.
+/// id instead of encoding them again, and recording `stat(path, blob id)`: the stat data of the
+/// file at `path` when it holds exactly the bytes of that blob (`None`: unknown or unsettled).
 pub fn encode_reusing<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
     prev: &ParseCache,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat>,
 ) -> Vec<u8> {
     let pages: Vec<(&PageInfo, TextLayout)> = pages
         .into_iter()
@@ -228,7 +384,7 @@ pub fn encode_reusing<'a>(
     for (info, layout) in pages {
         let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
         let bytes = match prev.entries.get(&info.path) {
-            Some((b, start, end)) if *b == blob => &prev.buf[*start..*end],
+            Some(e) if e.blob == blob => &prev.buf[e.start..e.end],
             _ => {
                 payload.0.clear();
                 encode_entry(&mut payload, info, layout);
@@ -237,6 +393,13 @@ pub fn encode_reusing<'a>(
         };
         w.str(&info.path);
         w.0.extend_from_slice(&blob);
+        match stat(&info.path, &blob) {
+            Some(st) => {
+                w.0.push(1);
+                st.write(&mut w.0);
+            }
+            None => w.0.push(0),
+        }
         w.len(bytes.len());
         w.0.extend_from_slice(bytes);
     }
@@ -247,18 +410,31 @@ pub fn encode_reusing<'a>(
 
 /// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
 /// `.openclaw-wiki/tmp/` with a `.gitignore` of `*` when missing). `label` is kept for the next
-/// reader ([`ParseCache::label`]); pages `prev` holds unchanged are copied from it.
+/// reader ([`ParseCache::label`]); pages `prev` holds unchanged are copied from it; `stat` as
+/// for [`encode_reusing`].
 pub fn save<'a>(
     vault_dir: &Path,
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
     prev: &ParseCache,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat>,
 ) -> std::io::Result<()> {
-    let bytes = encode_reusing(label, pages, prev);
+    let bytes = encode_reusing(label, pages, prev, stat);
     crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)
 }
 
-fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
+fn raw_to_hex(raw: &[u8; 20]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(40);
+    for b in raw {
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// The 20 raw bytes of a 40-digit lower-case hex blob id.
+pub fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
     let b = hex.as_bytes();
     if b.len() != 40 {
         return None;
@@ -275,20 +451,39 @@ fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
     Some(out)
 }
 
-/// A 64-bit checksum (word-at-a-time multiply/rotate mix; detects damage, not tampering).
+/// A 64-bit checksum (detects damage, not tampering): four independent multiply/rotate lanes
+/// over 32-byte blocks (so the CPU overlaps them: the compiled caches are checksummed on every
+/// run), then the tail, folded together with the length.
 pub fn checksum(bytes: &[u8]) -> u64 {
     const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h: u64 = 0x2545_F491_4F6C_DD1D ^ (bytes.len() as u64);
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
+    let mix = |h: u64, w: u64| (h ^ w).wrapping_mul(MUL).rotate_left(31);
+    let word = |w: &[u8]| {
         let mut le = [0u8; 8];
         le.copy_from_slice(w);
-        h = (h ^ u64::from_le_bytes(le))
-            .wrapping_mul(MUL)
-            .rotate_left(31);
+        u64::from_le_bytes(le)
+    };
+    let mut lanes: [u64; 4] = [
+        0x2545_F491_4F6C_DD1D ^ (bytes.len() as u64),
+        0x9E6C_63D0_676A_9A99,
+        0x6A09_E667_F3BC_C908,
+        0xBB67_AE85_84CA_A73B,
+    ];
+    let mut blocks = bytes.chunks_exact(32);
+    for b in &mut blocks {
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            *lane = mix(*lane, word(&b[8 * i..8 * i + 8]));
+        }
+    }
+    let mut h = lanes
+        .iter()
+        .fold(0x2545_F491_4F6C_DD1D, |h, &lane| mix(h, lane));
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for w in &mut words {
+        h = mix(h, word(w));
     }
     for &b in words.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(MUL).rotate_left(31);
+        h = mix(h, u64::from(b));
     }
     h ^ (h >> 29)
 }

@@ -95,7 +95,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     if !args.check {
         ctx.lock()?;
     }
-    let snapshot = ctx.snapshot()?;
+    let snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
     opts.backlinks = !args.no_backlinks;
