@@ -114,8 +114,9 @@ pub fn tracks(path: &str) -> bool {
 /// The content of a snapshot file.
 #[derive(Debug, Clone)]
 enum Content {
-    /// Bytes in memory, with their blob id when it is known (read from disk and hashed).
-    Bytes(Arc<[u8]>, Option<Arc<str>>),
+    /// Bytes in memory, with their blob id when it is known (read from disk and hashed). A
+    /// shared `Vec` (not `Arc<[u8]>`): taking a file's buffer copies nothing.
+    Bytes(Arc<Vec<u8>>, Option<Arc<str>>),
     /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
     OnDisk(Arc<OnDisk>),
 }
@@ -124,12 +125,12 @@ enum Content {
 struct OnDisk {
     abs: PathBuf,
     blob: Arc<str>,
-    bytes: OnceLock<Option<Arc<[u8]>>>,
+    bytes: OnceLock<Option<Vec<u8>>>,
 }
 
 impl Content {
-    fn bytes(b: impl Into<Arc<[u8]>>) -> Content {
-        Content::Bytes(b.into(), None)
+    fn bytes(b: Vec<u8>) -> Content {
+        Content::Bytes(Arc::new(b), None)
     }
 
     fn get(&self) -> Option<&[u8]> {
@@ -137,7 +138,7 @@ impl Content {
             Content::Bytes(b, _) => Some(b),
             Content::OnDisk(d) => d
                 .bytes
-                .get_or_init(|| std::fs::read(&d.abs).ok().map(Arc::from))
+                .get_or_init(|| std::fs::read(&d.abs).ok())
                 .as_deref(),
         }
     }
@@ -253,13 +254,14 @@ impl Snapshot {
                     return Ok((f.path.clone(), content, Some((*st, raw))));
                 }
                 let bytes = std::fs::read(&f.abs).map_err(|e| err(format!("cannot read: {e}")))?;
-                // Settled files are hashed now (the parse reuses the id) so that the parse cache
-                // can record their stat data with the blob id of exactly these bytes.
-                match stat {
+                // Settled pages the parse cache can hold (not reports) are hashed now (the parse
+                // reuses the id) so that the cache can record their stat data with the blob id
+                // of exactly these bytes.
+                match stat.filter(|_| PageKind::from_path(&f.path) != Some(PageKind::Report)) {
                     Some(st) => {
                         let blob = wiki_parse::page::git_blob_id(&bytes);
                         let raw = wiki_parse::pagecache::hex_to_raw(&blob);
-                        let content = Content::Bytes(Arc::from(bytes), Some(Arc::from(blob)));
+                        let content = Content::Bytes(Arc::new(bytes), Some(Arc::from(blob)));
                         Ok((f.path.clone(), content, raw.map(|r| (st, r))))
                     }
                     None => Ok((f.path.clone(), Content::bytes(bytes), None)),
@@ -389,7 +391,7 @@ impl Snapshot {
             match &c.content {
                 Some(bytes) => {
                     self.files
-                        .insert(c.path.clone(), Content::bytes(bytes.as_slice()));
+                        .insert(c.path.clone(), Content::bytes(bytes.clone()));
                 }
                 None => {
                     self.files.remove(&c.path);
