@@ -152,11 +152,11 @@ pub fn compile_cached(
     trace("parse (recorded check)", t);
     let dashboards = recorded
         .filter(|r| {
-            let now = current_reports_checksum(snapshot, &[], dashboards_tag(opts, render_mode));
+            let now = current_reports_checksum(snapshot, &[], &recorded_tag(opts, render_mode));
             if tracing() && r.reports != now {
                 wiki_cli::warn(
                     "trace",
-                    "compile dashboards: report files differ from the record",
+                    "compile dashboards: report or index files differ from the record",
                 );
             }
             r.reports == now
@@ -173,7 +173,19 @@ pub fn compile_cached(
             .collect(),
         _ => HashSet::new(),
     };
+    // The indexes list every page's title and link and count pages and claims: with the files
+    // the recorded compile left (checked with the dashboards), the same pages, and no edit
+    // changing a title, kind or claim count, they are current.
+    let indexes_current = dashboards.is_some()
+        && edited.as_ref().is_some_and(|e| {
+            e.iter().all(|(page, old, _)| {
+                page.info.title == old.title
+                    && page.info.kind == old.kind
+                    && page.info.summary.claims.len() == old.summary.claims.len()
+            })
+        });
     let inc = Incremental {
+        indexes_current,
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
         unloaded: Some(&unloaded),
@@ -199,16 +211,25 @@ fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
     }
 }
 
-/// The report pages of `snapshot` with `changes` applied, as `(path, bytes)` by path, and the
-/// checksum [`crate::reuse::reports_checksum`] of them.
+/// The checksum [`crate::reuse::reports_checksum`] of the report pages and index files of
+/// `snapshot` with `changes` applied.
 fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) -> u64 {
+    let indexes: Vec<String> = index::index_files()
+        .into_iter()
+        .map(|(p, _, _)| p)
+        .collect();
+    let covered = |p: &str| {
+        wiki_parse::PageKind::from_path(p) == Some(wiki_parse::PageKind::Report)
+            || indexes.iter().any(|i| i == p)
+    };
     let mut files: std::collections::BTreeMap<&str, &[u8]> = snapshot
         .page_paths()
-        .filter(|p| wiki_parse::PageKind::from_path(p) == Some(wiki_parse::PageKind::Report))
+        .chain(indexes.iter().map(String::as_str))
+        .filter(|p| covered(p))
         .filter_map(|p| snapshot.get(p).map(|b| (p, b)))
         .collect();
     for c in changes {
-        if wiki_parse::PageKind::from_path(&c.path) == Some(wiki_parse::PageKind::Report) {
+        if covered(&c.path) {
             match &c.content {
                 Some(b) => files.insert(c.path.as_str(), b.as_slice()),
                 None => files.remove(c.path.as_str()),
@@ -218,14 +239,15 @@ fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) 
     crate::reuse::reports_checksum(files, snapshot.get(crate::snapshot::SOURCE_SYNC_PATH), tag)
 }
 
-/// What the dashboards were rendered with: the link style, or `off` when they were not
-/// rendered (a later compile must not take files left by such a run as current).
-fn dashboards_tag(opts: &CompileOptions, mode: RenderMode) -> &'static str {
-    if opts.dashboards {
-        mode.as_str()
-    } else {
-        "off"
-    }
+/// How the recorded report and index files were rendered: the link style, and whether
+/// dashboards were rendered (a later compile must not take files left by another kind of run as
+/// current).
+fn recorded_tag(opts: &CompileOptions, mode: RenderMode) -> String {
+    format!(
+        "links={};dashboards={}",
+        mode.as_str(),
+        if opts.dashboards { "on" } else { "off" }
+    )
 }
 
 /// The dashboards whose inputs ([`reports::inputs`]) differ between the cached and the current
@@ -253,6 +275,8 @@ fn dashboards_to_render(edited: &[(&Page, PageInfo, TextLayout)]) -> HashSet<&'s
 /// What [`compile_cached`] found it can skip.
 #[derive(Default, Clone, Copy)]
 struct Incremental<'a> {
+    /// The index files are current (see [`compile_cached`]).
+    indexes_current: bool,
     /// Recompute the Related blocks of these pages only (the others are current).
     related_scope: Option<&'a HashSet<String>>,
     /// Reuse the digest objects and claim lines of the cached pages not in the set (the cached
@@ -580,11 +604,8 @@ fn compile_inner(
             digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
             claims: wiki_parse::pagecache::checksum(claims.as_bytes()),
             window: crate::cache::validity_of(order.iter().copied(), now_ms),
-            reports: current_reports_checksum(
-                snapshot,
-                &changes,
-                dashboards_tag(opts, render_mode),
-            ),
+            // Set once the index files are known (below).
+            reports: 0,
         });
     t = trace("digest (record)", t);
     // Written last (after the indexes): derived files stay out of the commit, and keeping them at
@@ -601,8 +622,13 @@ fn compile_inner(
     }
 
     t = trace("digest+claims", t);
-    // 5. Indexes.
-    for (path, title, block) in index::index_files() {
+    // 5. Indexes (unless known to be current).
+    let index_files = if inc.indexes_current {
+        Vec::new()
+    } else {
+        index::index_files()
+    };
+    for (path, title, block) in index_files {
         let body = match wiki_parse::PageKind::from_path(&path) {
             Some(kind) => index::dir_body(&order, kind, linker),
             None => index::root_body(&order, &counts, linker),
@@ -617,6 +643,10 @@ fn compile_inner(
         }
     }
     drop(order);
+    let recorded = recorded.map(|r| crate::reuse::Recorded {
+        reports: current_reports_checksum(snapshot, &changes, &recorded_tag(opts, render_mode)),
+        ..r
+    });
     changes.extend(derived_changes);
     trace("indexes", t);
 

@@ -30,14 +30,15 @@ pub struct Recorded {
     pub claims: u64,
     /// Clock window `[from, until)` (ms) in which no freshness level changes.
     pub window: (i64, i64),
-    /// Checksum of every report page and of the import sync state (see [`reports_checksum`]).
+    /// Checksum of every report page, index file and of the import sync state (see
+    /// [`reports_checksum`]).
     pub reports: u64,
 }
 
-/// Checksum of the report pages (`(path, bytes)` in path order), of
-/// `.openclaw-wiki/source-sync.json` and of `tag` (how dashboards were rendered: link style, or
-/// `off`): equal checksums mean the dashboards on disk are those the recorded compile left,
-/// rendered the same way.
+/// Checksum of the report pages and index files (`(path, bytes)` in path order), of
+/// `.openclaw-wiki/source-sync.json` and of `tag` (how they were rendered: link style, dashboards
+/// on or off): equal checksums mean the dashboards and indexes on disk are those the recorded
+/// compile left, rendered the same way.
 pub fn reports_checksum<'a>(
     reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     source_sync: Option<&[u8]>,
