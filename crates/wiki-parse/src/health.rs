@@ -281,18 +281,38 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
             });
         }
     }
-    let mut by_id: Vec<(String, Vec<ClusterEntry>)> = Vec::new();
-    let mut id_index: HashMap<String, usize> = HashMap::new();
-    for (pi, page) in pages.iter().enumerate() {
-        for (ci, claim) in page.summary.claims.iter().enumerate() {
-            let Some(id) = claim.id.as_deref() else {
-                continue;
-            };
-            let idx = *id_index.entry(id.to_string()).or_insert_with(|| {
-                by_id.push((id.to_string(), Vec::new()));
-                by_id.len() - 1
-            });
-            by_id[idx].1.push(ClusterEntry {
+    // Claim ids used more than once, in order of first use (most ids are used once: counted
+    // first, without copying them).
+    let claim_ids = || {
+        pages.iter().enumerate().flat_map(|(pi, page)| {
+            page.summary
+                .claims
+                .iter()
+                .enumerate()
+                .filter_map(move |(ci, c)| Some((pi, ci, c.id.as_deref()?)))
+        })
+    };
+    // foldhash: claim ids are hashed twice per claim (std's SipHash was most of the digest
+    // header's time on large vaults); nothing iterates these maps.
+    let mut uses: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
+    let mut first_use: Vec<&str> = Vec::new();
+    for (_, _, id) in claim_ids() {
+        let n = uses.entry(id).or_insert_with(|| {
+            first_use.push(id);
+            0
+        });
+        *n += 1;
+    }
+    let shared: Vec<&str> = first_use.into_iter().filter(|id| uses[id] > 1).collect();
+    let slot: HashMap<&str, usize, foldhash::fast::RandomState> =
+        shared.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let mut by_id: Vec<(String, Vec<ClusterEntry>)> = shared
+        .iter()
+        .map(|id| (id.to_string(), Vec::new()))
+        .collect();
+    for (pi, ci, id) in claim_ids() {
+        if let Some(&i) = slot.get(id) {
+            by_id[i].1.push(ClusterEntry {
                 page: pi,
                 claim: Some(ci),
                 note: None,
@@ -300,9 +320,6 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
         }
     }
     for (id, entries) in by_id {
-        if entries.len() < 2 {
-            continue;
-        }
         let claim_of = |e: &ClusterEntry| &pages[e.page].summary.claims[e.claim.unwrap_or(0)];
         let first = claim_of(&entries[0]);
         let (t0, s0) = (text_key(&first.text), first.normalized_status());

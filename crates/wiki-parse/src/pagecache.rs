@@ -179,7 +179,9 @@ pub struct ParseCache {
     /// Caller's label of the run that wrote the cache (see [`save`]).
     label: String,
     buf: Vec<u8>,
-    entries: HashMap<String, Entry>,
+    /// By path (foldhash: every page is looked up several times per run; iteration order is
+    /// never relied on).
+    entries: HashMap<String, Entry, foldhash::fast::RandomState>,
 }
 
 impl ParseCache {
@@ -210,7 +212,10 @@ impl ParseCache {
         }
         let label = r.string().ok()?;
         let n = r.len().ok()?;
-        let mut entries = HashMap::with_capacity(n.min(1 << 20));
+        let mut entries = HashMap::with_capacity_and_hasher(
+            n.min(1 << 20),
+            foldhash::fast::RandomState::default(),
+        );
         for _ in 0..n {
             let path = r.string().ok()?;
             let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
