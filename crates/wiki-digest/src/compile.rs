@@ -313,7 +313,11 @@ fn edited_versions<'a>(
         .iter()
         .filter(|p| p.kind != wiki_parse::PageKind::Report)
         .collect();
-    if candidates.len() != cache.len() || candidates.iter().any(|p| !cache.contains(&p.path)) {
+    let cached_pages = cache
+        .paths()
+        .filter(|p| wiki_parse::PageKind::from_path(p) != Some(wiki_parse::PageKind::Report))
+        .count();
+    if candidates.len() != cached_pages || candidates.iter().any(|p| !cache.contains(&p.path)) {
         return None;
     }
     candidates
@@ -480,11 +484,11 @@ fn compile_inner(
     }
     t = trace("related", t);
     // Text layouts for the parse cache. Pages the cache already holds unchanged are copied from
-    // it when it is saved, so their layout is not computed again.
-    let layouts: std::collections::HashMap<String, TextLayout> = parsed_pages
+    // it when it is saved, so their layout is not computed again (dashboards rendered below get
+    // the layout of their new text).
+    let mut layouts: std::collections::HashMap<String, TextLayout> = parsed_pages
         .par_iter()
         .enumerate()
-        .filter(|(_, p)| p.kind != wiki_parse::PageKind::Report)
         .map(|(i, p)| {
             let related = match (new_related.get(&i), inc.misses) {
                 (Some(related), _) => *related,
@@ -536,6 +540,11 @@ fn compile_inner(
                         // The file exists but does not parse: leave it to the human (reported).
                         return None;
                     }
+                    // A page from the parse cache has no frontmatter mapping: parse it.
+                    let reparsed = existing
+                        .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
+                        .and_then(|_| parse_page(&path, snapshot.get(&path)?).ok());
+                    let existing = reparsed.as_ref().or(existing);
                     let body = reports::report_body(d.name, &input)?;
                     render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t))
                 })
@@ -545,11 +554,17 @@ fn compile_inner(
             let path = d.path();
             changes.push(Change::write(path.clone(), text.clone()));
             match parse_page(&path, text.as_bytes()) {
-                Ok(page) => match parsed_pages.iter_mut().find(|p| p.path == path) {
-                    Some(slot) => *slot = page,
-                    None => parsed_pages.push(page),
-                },
-                Err(_) => parsed_pages.retain(|p| p.path != path),
+                Ok(page) => {
+                    layouts.insert(path.clone(), TextLayout::of(&page));
+                    match parsed_pages.iter_mut().find(|p| p.path == path) {
+                        Some(slot) => *slot = page,
+                        None => parsed_pages.push(page),
+                    }
+                }
+                Err(_) => {
+                    layouts.remove(&path);
+                    parsed_pages.retain(|p| p.path != path);
+                }
             }
         }
     }
@@ -733,7 +748,8 @@ fn reuse_digest(
         || {
             let t = std::time::Instant::now();
             let mut remove = Vec::new();
-            for path in cache.paths().filter(|p| !kept.contains(p)) {
+            let reports = |p: &str| PageKind::from_path(p) == Some(PageKind::Report);
+            for path in cache.paths().filter(|p| !kept.contains(p) && !reports(p)) {
                 let old = cache.get_any(path)?;
                 remove.extend(digest::claim_lines(&[&old], now_ms));
             }

@@ -472,7 +472,8 @@ impl Snapshot {
     }
 
     /// [`Snapshot::parse_for_compile`] reusing the pages of `cache` whose path and blob id match
-    /// (report pages are always parsed: dashboards need their frontmatter). Also returns the
+    /// (report pages too: a cached report page has no frontmatter mapping, so a dashboard about
+    /// to be rendered is parsed again from its bytes). Also returns the
     /// paths of the non-report pages that were not found in the cache (parsed from their bytes),
     /// and the pages taken from the cache without reading them (their [`Page::text`] is empty
     /// and `body_offset` 0; the map gives their real body offset: see
@@ -515,7 +516,7 @@ impl Snapshot {
             .map(|p| {
                 let content = self.files.get(*p);
                 let (parsed, hit, unloaded) = match cache {
-                    Some(c) if PageKind::from_path(p) != Some(PageKind::Report) => {
+                    Some(c) => {
                         // A page the cache vouches for is not read at all.
                         let trusted = match content {
                             Some(Content::OnDisk(d)) => c.page_without_text(p, &d.blob),
