@@ -391,13 +391,15 @@ pub fn apply_batch(
         if outcome.page_changes.is_empty() {
             return Ok(outcome);
         }
+        // The contents move into the commit request and back (the compiled caches alone are
+        // tens of MB on large vaults: no copy).
         let changes: Vec<Change> = outcome
             .page_changes
-            .iter()
-            .chain(&outcome.compile_changes)
+            .iter_mut()
+            .chain(&mut outcome.compile_changes)
             .map(|c| Change {
                 path: c.path.clone(),
-                content: c.after.clone(),
+                content: c.after.take(),
             })
             .collect();
         let req = CommitRequest {
@@ -410,6 +412,14 @@ pub fn apply_batch(
             create_from: None,
         };
         let committed = session.commit(lock, &req);
+        for (c, back) in outcome
+            .page_changes
+            .iter_mut()
+            .chain(&mut outcome.compile_changes)
+            .zip(changes)
+        {
+            c.after = back.content;
+        }
         trace.phase("commit");
         match committed {
             Ok(done) => {
