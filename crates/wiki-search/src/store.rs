@@ -498,7 +498,9 @@ struct Plan {
     removed: usize,
 }
 
-fn plan(files: &[SourceFile], m: &Manifest) -> Plan {
+/// `forced`: paths (sorted) known to have changed (the search server's file events), checked
+/// even when their stat data agrees with the manifest.
+fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
     let mut check = Vec::new();
     let mut old = Vec::with_capacity(files.len());
     let mut j = 0;
@@ -513,14 +515,15 @@ fn plan(files: &[SourceFile], m: &Manifest) -> Plan {
             Some(k) => {
                 kept += 1;
                 let e = &m.entries[k];
-                let same = match f.blob {
-                    Some(b) => b == e.blob,
-                    None => {
-                        e.size == f.size
-                            && e.mtime_ns == f.mtime_ns
-                            && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
-                    }
-                };
+                let same = forced.binary_search(&f.path).is_err()
+                    && match f.blob {
+                        Some(b) => b == e.blob,
+                        None => {
+                            e.size == f.size
+                                && e.mtime_ns == f.mtime_ns
+                                && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
+                        }
+                    };
                 if !same {
                     check.push(i);
                 }
@@ -548,7 +551,7 @@ fn wipe(dir: &Path) {
 }
 
 /// Make sure `dir` exists and is writable; write the `.gitignore` of the index root.
-fn prepare_dir(dir: &Path) -> bool {
+pub(crate) fn prepare_dir(dir: &Path) -> bool {
     if std::fs::create_dir_all(dir).is_err() {
         return false;
     }
@@ -570,22 +573,7 @@ fn prepare_dir(dir: &Path) -> bool {
 
 /// Open the index in `dir` for `source`, refreshing it first (see the module docs).
 pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, crate::Error> {
-    let mut temp = None;
-    let dir = if prepare_dir(dir) {
-        dir.to_path_buf()
-    } else {
-        let t = std::env::temp_dir().join(format!("wiki-search-index-{}", unique()));
-        std::fs::create_dir_all(&t).map_err(|e| crate::Error::Io(t.clone(), e))?;
-        wiki_cli::warn(
-            &opts.program,
-            &format!(
-                "cannot write the index in {}: using a temporary index",
-                dir.display()
-            ),
-        );
-        temp = Some(TempDir(t.clone()));
-        t
-    };
+    let (dir, temp) = usable_dir(dir, opts)?;
     // `WIKI_SEARCH_TRACE=1`: timings on stderr (benchmarks).
     let trace = std::env::var_os("WIKI_SEARCH_TRACE").is_some();
     let t0 = std::time::Instant::now();
@@ -602,7 +590,7 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
     }
     // The listing (system calls, spread over the thread pool) and the manifest load run at the
     // same time; either order would do, as the fast path below needs the two to agree.
-    let (files, mut preloaded) = rayon::join(
+    let (files, preloaded) = rayon::join(
         || {
             let files = source.list();
             if trace && let Ok(f) = &files {
@@ -626,13 +614,57 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
             loaded
         },
     );
-    let files = files?;
+    refresh(dir, temp, source, &files?, preloaded, &[], opts)
+}
+
+/// [`open`] with a listing the caller already has instead of `source.list()` (the search
+/// server, which learns from file events what changed): the same refresh, where the paths in
+/// `changed` (sorted) are hashed again even when their stat data agrees with the manifest.
+pub fn open_listed(
+    dir: &Path,
+    source: &dyn Source,
+    files: &[SourceFile],
+    changed: &[String],
+    opts: &Options,
+) -> Result<Index, crate::Error> {
+    let (dir, temp) = usable_dir(dir, opts)?;
+    refresh(dir, temp, source, files, None, changed, opts)
+}
+
+/// `dir` when it can be written, else a temporary directory removed with the index.
+fn usable_dir(dir: &Path, opts: &Options) -> Result<(PathBuf, Option<TempDir>), crate::Error> {
+    if prepare_dir(dir) {
+        return Ok((dir.to_path_buf(), None));
+    }
+    let t = std::env::temp_dir().join(format!("wiki-search-index-{}", unique()));
+    std::fs::create_dir_all(&t).map_err(|e| crate::Error::Io(t.clone(), e))?;
+    wiki_cli::warn(
+        &opts.program,
+        &format!(
+            "cannot write the index in {}: using a temporary index",
+            dir.display()
+        ),
+    );
+    Ok((t.clone(), Some(TempDir(t))))
+}
+
+/// Steps 2–5 of the module docs for the listing `files` (`preloaded`: the manifest, when it was
+/// read alongside the listing; `forced`: see [`open_listed`]).
+fn refresh(
+    dir: PathBuf,
+    temp: Option<TempDir>,
+    source: &dyn Source,
+    files: &[SourceFile],
+    mut preloaded: Option<Result<Option<(Manifest, Vec<Segment>)>, LoadError>>,
+    forced: &[String],
+    opts: &Options,
+) -> Result<Index, crate::Error> {
     for _attempt in 0..5 {
         // Lock-free fast path: nothing changed.
         if !opts.rebuild {
             match preloaded.take().unwrap_or_else(|| load(&dir)) {
                 Ok(Some((m, segs))) => {
-                    let p = plan(&files, &m);
+                    let p = plan(files, &m, forced);
                     if p.check.is_empty() && p.removed == 0 {
                         return Ok(finish(
                             dir,
@@ -675,7 +707,7 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
                 }
             }
         };
-        let (m, segs, mut report) = update(&dir, source, &files, m, segs)?;
+        let (m, segs, mut report) = update(&dir, source, files, forced, m, segs)?;
         report.rebuilt = rebuilt;
         write_manifest(&dir, &m)?;
         gc(&dir, &m);
@@ -775,10 +807,11 @@ fn update(
     dir: &Path,
     source: &dyn Source,
     files: &[SourceFile],
+    forced: &[String],
     m: Manifest,
     mut segs: Vec<Segment>,
 ) -> Result<(Manifest, Vec<Segment>, RefreshReport), crate::Error> {
-    let p = plan(files, &m);
+    let p = plan(files, &m, forced);
     let now = now_ns();
     let mut report = RefreshReport {
         removed: p.removed,

@@ -44,7 +44,11 @@ fn parse_backend(s: &str) -> Result<Backend, String> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The query (several words may be given without quotes).
-    #[arg(value_name = "QUERY", required_unless_present = "batch", num_args = 1..)]
+    #[arg(
+        value_name = "QUERY",
+        required_unless_present_any = ["batch", "serve", "server"],
+        num_args = 1..
+    )]
     pub query: Vec<String>,
 
     /// Ranking mode: auto, find-person, route-question, source-evidence, raw-claim.
@@ -88,6 +92,28 @@ pub struct Args {
     /// per query, reusing one index (benchmarks).
     #[arg(long, hide = true)]
     pub batch: bool,
+
+    /// Run a search server for the vault in the foreground (Linux): it keeps the index in memory
+    /// and learns from inotify which pages changed, so searches answered by it skip the stat of
+    /// every page. Plain searches use a running server automatically (same output) and fall back
+    /// to searching in-process when there is none. Exits after --idle-timeout, on `--server stop`,
+    /// on SIGTERM, or when the vault or its socket disappears. See `--server`.
+    #[arg(long, conflicts_with_all = ["server", "batch"])]
+    pub serve: bool,
+
+    /// Manage the vault's search server in the background (Linux): `start` (detached; no-op when
+    /// one is running; log in `.openclaw-wiki/tmp/search-server.log`), `stop`, `status` (exit 0
+    /// when running, 1 when not). One server per vault.
+    #[arg(long, value_enum, value_name = "ACTION", conflicts_with = "batch")]
+    pub server: Option<crate::server::Action>,
+
+    /// Seconds without a request after which the search server exits (0: never).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    pub idle_timeout: u64,
+
+    /// Detach the server from the terminal session (used by `--server start`).
+    #[arg(long, hide = true, requires = "serve")]
+    pub detach: bool,
 }
 
 #[derive(Serialize)]
@@ -138,13 +164,15 @@ pub fn render_text(hits: &[Hit]) -> String {
     format!("{}\n", blocks.join("\n\n"))
 }
 
-struct Indexes {
-    wiki: Option<Index>,
-    memory: Option<Index>,
+/// The open indexes of a search.
+pub(crate) struct Indexes<'a> {
+    pub(crate) wiki: Option<&'a Index>,
+    pub(crate) memory: Option<&'a Index>,
 }
 
-fn run_queries(
-    idx: &Indexes,
+/// The hits of one query (shared by the in-process search and the search server).
+pub(crate) fn run_queries(
+    idx: &Indexes<'_>,
     args: &Args,
     text: &str,
     min_score: f64,
@@ -157,15 +185,49 @@ fn run_queries(
         max_results: max,
         ranking: args.ranking,
     };
-    let wiki = match &idx.wiki {
+    let wiki = match idx.wiki {
         Some(i) => crate::rank::search(i, &q, now_ms)?,
         None => Vec::new(),
     };
-    let memory = match &idx.memory {
+    let memory = match idx.memory {
         Some(i) => crate::memory::search(i, text, args.mode, max, min_score, now_ms)?,
         None => Vec::new(),
     };
     Ok(crate::merge(wiki, memory, args.corpus, max))
+}
+
+/// The bytes a search prints on stdout for `hits` in `format`, and its exit code (shared by the
+/// in-process search and the search server, so both print the same bytes).
+pub(crate) fn render(hits: &[Hit], format: Format) -> Result<(String, u8), CliError> {
+    let json = |e: serde_json::Error| CliError::Runtime(format!("cannot write output: {e}"));
+    let text = match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(hits).map_err(json)?;
+            s.push('\n');
+            s
+        }
+        Format::Jsonl => {
+            let mut s = String::new();
+            for h in hits {
+                s.push_str(
+                    &serde_json::to_string(&HitRecord {
+                        kind: "hit",
+                        hit: h,
+                    })
+                    .map_err(json)?,
+                );
+                s.push('\n');
+            }
+            s
+        }
+        _ => render_text(hits),
+    };
+    let code = if hits.is_empty() {
+        exit::FOUND
+    } else {
+        exit::OK
+    };
+    Ok((text, code))
 }
 
 fn execute(
@@ -174,9 +236,24 @@ fn execute(
     program: &str,
     default: Format,
 ) -> Result<u8, CliError> {
+    if args.serve || args.server.is_some() {
+        return crate::server::command(global, args, program, default);
+    }
     let t0 = std::time::Instant::now();
     let format = global.format_among(default, &[Format::Text, Format::Json, Format::Jsonl])?;
     let now_ms = global.now()?.as_millisecond();
+    if let Some((text, code)) = crate::server::client_search(global, args, format, now_ms) {
+        let mut out = Output::new();
+        out.text(&text)?;
+        out.flush()?;
+        if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+            eprintln!(
+                "trace: total {:.3} ms (search server)",
+                t0.elapsed().as_secs_f64() * 1000.0
+            );
+        }
+        return Ok(code);
+    }
     let (vault, view) = vault_view(global)?;
     let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
     let (mem_dir, min_score) = if want_memory {
@@ -193,19 +270,25 @@ fn execute(
         program: program.to_string(),
         no_refresh: args.no_refresh,
     };
-    let open = |o: &Options| -> Result<Indexes, crate::Error> {
-        Ok(Indexes {
-            wiki: if want_wiki {
+    let open = |o: &Options| -> Result<(Option<Index>, Option<Index>), crate::Error> {
+        Ok((
+            if want_wiki {
                 Some(crate::open_wiki(&vault, &view, o)?)
             } else {
                 None
             },
-            memory: match &mem_dir {
+            match &mem_dir {
                 Some(d) => Some(crate::open_memory(&vault, d, o)?),
                 None => None,
             },
-        })
+        ))
     };
+    fn refs(idx: &(Option<Index>, Option<Index>)) -> Indexes<'_> {
+        Indexes {
+            wiki: idx.0.as_ref(),
+            memory: idx.1.as_ref(),
+        }
+    }
     let mut idx = open(&opts).map_err(cli_error)?;
     let mut out = Output::new();
     if args.batch {
@@ -216,7 +299,8 @@ fn execute(
             if query.is_empty() {
                 continue;
             }
-            let hits = run_queries(&idx, args, query, min_score, now_ms).map_err(cli_error)?;
+            let hits =
+                run_queries(&refs(&idx), args, query, min_score, now_ms).map_err(cli_error)?;
             out.record(&BatchRecord {
                 kind: "batch",
                 query,
@@ -227,7 +311,7 @@ fn execute(
         return Ok(exit::OK);
     }
     let text = args.query.join(" ");
-    let hits = match run_queries(&idx, args, &text, min_score, now_ms) {
+    let hits = match run_queries(&refs(&idx), args, &text, min_score, now_ms) {
         Err(crate::Error::Corrupt(dir, why)) => {
             wiki_cli::warn(
                 program,
@@ -239,31 +323,17 @@ fn execute(
                 ..opts.clone()
             })
             .map_err(cli_error)?;
-            run_queries(&idx, args, &text, min_score, now_ms).map_err(cli_error)?
+            run_queries(&refs(&idx), args, &text, min_score, now_ms).map_err(cli_error)?
         }
         other => other.map_err(cli_error)?,
     };
-    match format {
-        Format::Json => out.json(&hits)?,
-        Format::Jsonl => {
-            for h in &hits {
-                out.record(&HitRecord {
-                    kind: "hit",
-                    hit: h,
-                })?;
-            }
-        }
-        _ => out.text(&render_text(&hits))?,
-    }
+    let (text, code) = render(&hits, format)?;
+    out.text(&text)?;
     out.flush()?;
     if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
         eprintln!("trace: total {:.3} ms", t0.elapsed().as_secs_f64() * 1000.0);
     }
-    Ok(if hits.is_empty() {
-        exit::FOUND
-    } else {
-        exit::OK
-    })
+    Ok(code)
 }
 
 /// Run `wiki search` (text output by default).
