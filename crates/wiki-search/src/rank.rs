@@ -363,11 +363,7 @@ impl Prepared {
     /// substring of its folded form (parts, their stems — prefixes —, chunks and CJK characters
     /// all are), so a text whose folded form contains no unit is not tokenised at all.
     fn units_in_folded(&self, text: &str, folded: &str) -> u64 {
-        if !self
-            .units
-            .iter()
-            .any(|&i| folded.contains(self.terms[i].term.as_str()))
-        {
+        if self.unit_substrings(folded) == 0 {
             return 0;
         }
         let n = self.units.len().min(64);
@@ -383,6 +379,18 @@ impl Prepared {
                 }
             }
         });
+        mask
+    }
+
+    /// The coverage units that occur as substrings of a folded text: a superset of
+    /// [`Self::units_in`] (see [`Self::units_in_folded`]).
+    fn unit_substrings(&self, folded: &str) -> u64 {
+        let mut mask = 0u64;
+        for (k, &i) in self.units.iter().enumerate().take(64) {
+            if folded.contains(self.terms[i].term.as_str()) {
+                mask |= 1 << k;
+            }
+        }
         mask
     }
 
@@ -407,6 +415,9 @@ impl Prepared {
         hit as f64 / self.units.len() as f64
     }
 }
+
+/// A scored document: `((segment, doc), (score, matched-term mask))`.
+type Scored = ((usize, u32), (f64, u64));
 
 /// BM25 score and matched-term mask per `(segment, doc)`.
 pub type DocScores = HashMap<(usize, u32), (f64, u64)>;
@@ -466,7 +477,7 @@ fn bm25f(
     index: &Index,
     prep: &Prepared,
     weights: &[f64; FIELDS],
-) -> Result<(Vec<((usize, u32), (f64, u64))>, Vec<f64>), crate::Error> {
+) -> Result<(Vec<Scored>, Vec<f64>), crate::Error> {
     let avg = index.avg_lens();
     let n = index.manifest.live_docs as f64;
     // One accumulator per document of each segment (a document is scored when its mask is set).
@@ -758,6 +769,12 @@ fn body_snippet(p: &StoredPage, prep: &Prepared) -> String {
         let folded = tokenize::fold(l);
         if !prep.phrase.is_empty() && folded.contains(prep.phrase.as_str()) {
             return l.to_string();
+        }
+        // A line cannot have more units than it has as substrings: skip it when that cannot
+        // beat the best line so far (ties keep the earlier line).
+        let possible = prep.unit_substrings(&folded).count_ones() as usize;
+        if possible == 0 || best.is_some_and(|(b, _)| possible <= b) {
+            continue;
         }
         let hits = prep.units_in_folded(l, &folded).count_ones() as usize;
         if hits == prep.units.len() && hits > 0 {

@@ -310,6 +310,9 @@ pub struct Index {
     /// What the refresh did.
     pub report: RefreshReport,
     ref_pages: std::sync::OnceLock<Vec<crate::reference::RefPage>>,
+    /// Decoded stored documents, kept when [`Index::keep_stored`] asked for it (the search
+    /// server answers many queries from one index).
+    stored_cache: Option<std::sync::Mutex<HashMap<(usize, u32), crate::doc::StoredDoc>>>,
     _temp: Option<TempDir>,
 }
 
@@ -361,11 +364,28 @@ impl Index {
 
     /// The stored document of `(segment, doc)`.
     pub fn stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
-        self.segments
+        let cache = self
+            .stored_cache
+            .as_ref()
+            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        if let Some(d) = cache.as_ref().and_then(|c| c.get(&(seg, doc))) {
+            return Ok(d.clone());
+        }
+        let d = self
+            .segments
             .get(seg)
             .ok_or_else(|| crate::Error::Corrupt(self.dir.clone(), "segment out of range".into()))?
             .stored(doc)
-            .map_err(|e| self.corrupt(e))
+            .map_err(|e| self.corrupt(e))?;
+        if let Some(mut c) = cache {
+            c.insert((seg, doc), d.clone());
+        }
+        Ok(d)
+    }
+
+    /// Keep decoded stored documents in memory from now on (for a long-lived index).
+    pub fn keep_stored(&mut self) {
+        self.stored_cache = Some(std::sync::Mutex::new(HashMap::new()));
     }
 
     fn corrupt(&self, e: OpenError) -> crate::Error {
@@ -465,7 +485,10 @@ fn unique() -> String {
     format!("{h:016x}")
 }
 
-fn load(dir: &Path) -> Result<Option<(Manifest, Vec<Segment>)>, LoadError> {
+/// A manifest and its open segments, if the index exists.
+type Loaded = Result<Option<(Manifest, Vec<Segment>)>, LoadError>;
+
+fn load(dir: &Path) -> Loaded {
     let bytes = match std::fs::read(dir.join("MANIFEST")) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -655,7 +678,7 @@ fn refresh(
     temp: Option<TempDir>,
     source: &dyn Source,
     files: &[SourceFile],
-    mut preloaded: Option<Result<Option<(Manifest, Vec<Segment>)>, LoadError>>,
+    mut preloaded: Option<Loaded>,
     forced: &[String],
     opts: &Options,
 ) -> Result<Index, crate::Error> {
@@ -745,6 +768,7 @@ fn finish(
         live,
         report,
         ref_pages: std::sync::OnceLock::new(),
+        stored_cache: None,
         _temp: temp,
     }
 }

@@ -26,21 +26,6 @@ use crate::cmd::search::{Indexes, render, run_queries};
 use crate::sources::WorkTree;
 use crate::store::{self, Index, Options, Source, SourceFile};
 
-/// Events of page directories.
-fn dir_mask() -> WatchFlags {
-    WatchFlags::MODIFY
-        | WatchFlags::CLOSE_WRITE
-        | WatchFlags::ATTRIB
-        | WatchFlags::CREATE
-        | WatchFlags::DELETE
-        | WatchFlags::MOVED_FROM
-        | WatchFlags::MOVED_TO
-        | WatchFlags::DELETE_SELF
-        | WatchFlags::MOVE_SELF
-        | WatchFlags::ONLYDIR
-        | WatchFlags::DONT_FOLLOW
-}
-
 /// Events of the vault root: page directories appearing or going, the vault itself going.
 fn root_mask() -> WatchFlags {
     WatchFlags::CREATE
@@ -50,6 +35,16 @@ fn root_mask() -> WatchFlags {
         | WatchFlags::DELETE_SELF
         | WatchFlags::MOVE_SELF
         | WatchFlags::ONLYDIR
+}
+
+/// Events of page directories: those of the root, and writes and metadata changes of files;
+/// symbolic links are not followed.
+fn dir_mask() -> WatchFlags {
+    root_mask()
+        | WatchFlags::MODIFY
+        | WatchFlags::CLOSE_WRITE
+        | WatchFlags::ATTRIB
+        | WatchFlags::DONT_FOLLOW
 }
 
 fn is_page_name(name: &str) -> bool {
@@ -297,13 +292,10 @@ impl State {
                 }
             }
         }
-        self.index = Some(store::open_listed(
-            &self.dir,
-            &self.source,
-            &self.files,
-            &changed,
-            &self.opts,
-        )?);
+        let mut index =
+            store::open_listed(&self.dir, &self.source, &self.files, &changed, &self.opts)?;
+        index.keep_stored();
+        self.index = Some(index);
         Ok(())
     }
 
@@ -504,6 +496,7 @@ pub(super) fn run(vault: &Path, idle: u64, detach: bool, program: &str) -> Resul
 
 /// Answer one connection; whether the server must stop.
 fn handle(stream: UnixStream, state: &mut State, last: &AtomicU64, start: Instant) -> bool {
+    let t = Instant::now();
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     let mut line = Vec::new();
@@ -539,6 +532,13 @@ fn handle(stream: UnixStream, state: &mut State, last: &AtomicU64, start: Instan
         _ => (FALLBACK, exit::ERROR, Vec::new()),
     };
     let _ = (&stream).write_all(&encode_response(status, code, &payload));
+    if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+        eprintln!(
+            "trace: {} answered in {:.3} ms",
+            req.op,
+            t.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     stop
 }
 
