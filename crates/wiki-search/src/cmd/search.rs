@@ -96,8 +96,10 @@ pub struct Args {
     /// Run a search server for the vault in the foreground (Linux): it keeps the index in memory
     /// and learns from inotify which pages changed, so searches answered by it skip the stat of
     /// every page. Plain searches use a running server automatically (same output) and fall back
-    /// to searching in-process when there is none. Exits after --idle-timeout, on `--server stop`,
-    /// on SIGTERM, or when the vault or its socket disappears. See `--server`.
+    /// to searching in-process when there is none (or with `WIKI_SEARCH_SERVER=off`). inotify
+    /// does not see writes through `mmap` nor changes made by other machines on network file
+    /// systems: do not use a server there. Exits after --idle-timeout, on `--server stop`, on
+    /// SIGTERM, or when the vault or its socket disappears. See `--server`.
     #[arg(long, conflicts_with_all = ["server", "batch"])]
     pub serve: bool,
 
