@@ -500,7 +500,7 @@ fn bm25f(
         let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         idfs[ti] = idf;
-        for (s, (d, tfs)) in postings {
+        for &(s, (d, tfs)) in postings.iter() {
             let lens = index.segments[s].lens(d);
             let mut tfw = 0.0;
             for f in 0..FIELDS {
@@ -602,17 +602,18 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     cands.sort_by(order);
     let mut hits = Vec::with_capacity(cands.len());
     for ((s, d), rel, _) in cands {
-        let StoredDoc::Page(p) = index.stored(s, d)? else {
+        let doc = index.stored_shared(s, d)?;
+        let StoredDoc::Page(p) = &*doc else {
             continue;
         };
         let r = 100.0 * rel / rel_max;
-        let sig = signals(&p, &prep, q.mode, now_ms);
+        let sig = signals(p, &prep, q.mode, now_ms);
         let mut score = r + sig.points;
         if p.kind == PageKind::Report {
             score *= REPORT_FACTOR;
         }
         let score = (score * 100.0).round() / 100.0;
-        hits.push(page_hit(&p, score, sig.snippet, sig.claim, q.mode));
+        hits.push(page_hit(p, score, sig.snippet, sig.claim, q.mode));
     }
     sort_hits(&mut hits);
     hits.truncate(q.max_results);

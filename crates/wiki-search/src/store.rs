@@ -310,11 +310,26 @@ pub struct Index {
     /// What the refresh did.
     pub report: RefreshReport,
     ref_pages: std::sync::OnceLock<Vec<crate::reference::RefPage>>,
-    /// Decoded stored documents, kept when [`Index::keep_stored`] asked for it (the search
-    /// server answers many queries from one index).
-    stored_cache: Option<std::sync::Mutex<HashMap<(usize, u32), crate::doc::StoredDoc>>>,
+    /// Decoded postings and stored documents, kept when [`Index::keep_decoded`] asked for it
+    /// (the search server answers many queries from one index).
+    cache: Option<std::sync::Mutex<Decoded>>,
     _temp: Option<TempDir>,
 }
+
+/// Live postings of a term across segments: `(segment, (doc, term frequencies per field))`.
+pub type LivePostings = Vec<(usize, Posting)>;
+
+/// What [`Index::keep_decoded`] keeps.
+#[derive(Debug, Default)]
+struct Decoded {
+    postings: HashMap<String, std::sync::Arc<LivePostings>>,
+    /// Postings held in `postings` (the map is emptied above [`MAX_CACHED_POSTINGS`]).
+    npostings: usize,
+    stored: HashMap<(usize, u32), std::sync::Arc<crate::doc::StoredDoc>>,
+}
+
+/// Bound of the postings cache (32 bytes each).
+const MAX_CACHED_POSTINGS: usize = 1 << 20;
 
 /// A directory removed on drop (index of a source whose own directory is not writable).
 #[derive(Debug)]
@@ -346,8 +361,31 @@ impl Index {
             .unwrap_or(false)
     }
 
+    fn cached(&self) -> Option<std::sync::MutexGuard<'_, Decoded>> {
+        self.cache
+            .as_ref()
+            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
     /// Live postings of a term across segments: `(segment, doc, tfs)`.
-    pub fn postings(&self, term: &str) -> Result<Vec<(usize, Posting)>, crate::Error> {
+    pub fn postings(&self, term: &str) -> Result<std::sync::Arc<LivePostings>, crate::Error> {
+        if let Some(p) = self.cached().and_then(|c| c.postings.get(term).cloned()) {
+            return Ok(p);
+        }
+        let p = std::sync::Arc::new(self.read_postings(term)?);
+        if let Some(mut c) = self.cached() {
+            if c.npostings + p.len() > MAX_CACHED_POSTINGS {
+                c.postings.clear();
+                c.npostings = 0;
+            }
+            c.npostings += p.len();
+            c.postings
+                .insert(term.to_string(), std::sync::Arc::clone(&p));
+        }
+        Ok(p)
+    }
+
+    fn read_postings(&self, term: &str) -> Result<LivePostings, crate::Error> {
         let mut out = Vec::new();
         for (s, seg) in self.segments.iter().enumerate() {
             let info = seg.lookup(term).map_err(|e| self.corrupt(e))?;
@@ -364,28 +402,78 @@ impl Index {
 
     /// The stored document of `(segment, doc)`.
     pub fn stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
-        let cache = self
-            .stored_cache
-            .as_ref()
-            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-        if let Some(d) = cache.as_ref().and_then(|c| c.get(&(seg, doc))) {
-            return Ok(d.clone());
+        if self.cache.is_some() {
+            return Ok((*self.stored_shared(seg, doc)?).clone());
         }
-        let d = self
-            .segments
-            .get(seg)
-            .ok_or_else(|| crate::Error::Corrupt(self.dir.clone(), "segment out of range".into()))?
-            .stored(doc)
-            .map_err(|e| self.corrupt(e))?;
-        if let Some(mut c) = cache {
-            c.insert((seg, doc), d.clone());
+        self.read_stored(seg, doc)
+    }
+
+    /// [`Index::stored`], shared (no copy when it is kept, see [`Index::keep_decoded`]).
+    pub fn stored_shared(
+        &self,
+        seg: usize,
+        doc: u32,
+    ) -> Result<std::sync::Arc<crate::doc::StoredDoc>, crate::Error> {
+        if let Some(d) = self
+            .cached()
+            .and_then(|c| c.stored.get(&(seg, doc)).cloned())
+        {
+            return Ok(d);
+        }
+        let d = std::sync::Arc::new(self.read_stored(seg, doc)?);
+        if let Some(mut c) = self.cached() {
+            c.stored.insert((seg, doc), std::sync::Arc::clone(&d));
         }
         Ok(d)
     }
 
-    /// Keep decoded stored documents in memory from now on (for a long-lived index).
-    pub fn keep_stored(&mut self) {
-        self.stored_cache = Some(std::sync::Mutex::new(HashMap::new()));
+    fn read_stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
+        self.segments
+            .get(seg)
+            .ok_or_else(|| crate::Error::Corrupt(self.dir.clone(), "segment out of range".into()))?
+            .stored(doc)
+            .map_err(|e| self.corrupt(e))
+    }
+
+    /// Keep decoded postings (up to a bound) and stored documents in memory from now on, for an
+    /// index that answers many queries (the search server), and decode every live stored
+    /// document now (in parallel), taking those of `previous` (an earlier index of the same
+    /// directory) that are in segments both share. Segments never change, so what is kept stays
+    /// exact for the life of the index.
+    pub fn keep_decoded(&mut self, previous: Option<&Index>) -> Result<(), crate::Error> {
+        let mut kept = Decoded::default();
+        if let Some(mut old) = previous.and_then(Index::cached) {
+            let now: HashMap<&str, usize> = self
+                .manifest
+                .segments
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i))
+                .collect();
+            for ((s, d), doc) in old.stored.drain() {
+                if let Some(&i) = previous
+                    .and_then(|p| p.manifest.segments.get(s))
+                    .and_then(|n| now.get(n.as_str()))
+                {
+                    kept.stored.insert((i, d), doc);
+                }
+            }
+        }
+        let missing: Vec<(usize, u32)> = self
+            .live_docs()
+            .into_iter()
+            .map(|(s, d, _)| (s, d))
+            .filter(|k| !kept.stored.contains_key(k))
+            .collect();
+        let decoded: Vec<((usize, u32), crate::doc::StoredDoc)> = missing
+            .into_par_iter()
+            .map(|(s, d)| Ok(((s, d), self.read_stored(s, d)?)))
+            .collect::<Result<_, crate::Error>>()?;
+        for (k, doc) in decoded {
+            kept.stored.insert(k, std::sync::Arc::new(doc));
+        }
+        self.cache = Some(std::sync::Mutex::new(kept));
+        Ok(())
     }
 
     fn corrupt(&self, e: OpenError) -> crate::Error {
@@ -768,7 +856,7 @@ fn finish(
         live,
         report,
         ref_pages: std::sync::OnceLock::new(),
-        stored_cache: None,
+        cache: None,
         _temp: temp,
     }
 }

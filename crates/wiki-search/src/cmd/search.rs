@@ -250,7 +250,7 @@ fn execute(
         out.flush()?;
         if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
             eprintln!(
-                "trace: total {:.3} ms (search server)",
+                "trace: server-total {:.3} ms",
                 t0.elapsed().as_secs_f64() * 1000.0
             );
         }

@@ -272,7 +272,7 @@ impl State {
             return Ok(());
         }
         // Without an index the next request starts over with a full refresh.
-        self.index = None;
+        let previous = self.index.take();
         if full {
             self.rewatch();
             self.files = self.source.list()?;
@@ -294,7 +294,7 @@ impl State {
         }
         let mut index =
             store::open_listed(&self.dir, &self.source, &self.files, &changed, &self.opts)?;
-        index.keep_stored();
+        index.keep_decoded(previous.as_ref())?;
         self.index = Some(index);
         Ok(())
     }
@@ -374,9 +374,13 @@ impl Bound {
 
 /// Run the server until it is stopped or idle (`--serve`).
 pub(super) fn run(vault: &Path, idle: u64, detach: bool, program: &str) -> Result<u8, CliError> {
+    let vault = &std::path::absolute(vault)
+        .map_err(|e| CliError::Runtime(format!("{}: {e}", vault.display())))?;
     if detach {
-        // A new session: no controlling terminal, no signals of the caller's job.
+        // A new session: no controlling terminal, no signals of the caller's job; and no hold
+        // on the caller's working directory (every path used from here on is absolute).
         let _ = rustix::process::setsid();
+        let _ = std::env::set_current_dir("/");
     }
     let wiki_dir = crate::wiki_index_dir(vault, &crate::View::WorkTree);
     if !store::prepare_dir(&wiki_dir) {
