@@ -323,9 +323,17 @@ fn detached_server_starts_stops_and_exits_when_idle() {
     assert!(!v.exists(SOCKET));
     v.run("wiki-search", &["--server", "stop"]).expect_code(1);
     v.run("wiki-search", &["--server", "status"]).expect_code(1);
-    // Idle timeout.
-    v.run("wiki-search", &["--server", "start", "--idle-timeout", "1"])
-        .expect_code(0);
+    // Idle timeout (a server started by the dispatcher runs `wiki search --serve`).
+    let started = v.run(
+        "wiki",
+        &["search", "--server", "start", "--idle-timeout", "1"],
+    );
+    started.expect_code(0);
+    assert!(
+        started.stdout.starts_with("search server running: "),
+        "{}",
+        started.stdout
+    );
     let t = Instant::now();
     while status(&v).is_some() {
         assert!(t.elapsed() < Duration::from_secs(20), "still running");
