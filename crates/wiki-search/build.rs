@@ -34,7 +34,7 @@ fn main() {
         inputs.push(lock);
     }
     inputs.sort();
-    // FNV-1a, 64 bits, over each file's name relative to `crates/` and its bytes.
+    // FNV-1a, 64 bits, over each file's workspace-relative name and its bytes.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -42,8 +42,10 @@ fn main() {
             h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
     };
+    // Names relative to the workspace, so that two checkouts of the same sources agree.
+    let root = crates.parent().map(Path::to_path_buf).unwrap_or_default();
     for p in &inputs {
-        let rel = p.strip_prefix(&crates).unwrap_or(p);
+        let rel = p.strip_prefix(&root).unwrap_or(p);
         eat(rel.to_string_lossy().as_bytes());
         eat(&[0]);
         eat(&std::fs::read(p).unwrap_or_default());
