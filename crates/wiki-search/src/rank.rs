@@ -637,6 +637,8 @@ fn contains_phrase(text: &str, phrase: &str) -> bool {
 /// Compute the structural signals (see the crate docs).
 pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Signals {
     let s = &p.summary;
+    // Folded once, when needed (the phrase count, the snippet of an ASCII body).
+    let folded_body = std::cell::OnceCell::new();
     let phrase = prep.phrase.as_str();
     let mut points = 0.0;
     // Phrase signals.
@@ -660,7 +662,10 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
         }
     }
     if !phrase.is_empty() && prep.terms.len() > 1 {
-        let n = tokenize::fold(p.body()).matches(phrase).count();
+        let n = folded_body
+            .get_or_init(|| tokenize::fold(p.body()))
+            .matches(phrase)
+            .count();
         if n > 0 {
             points += PHRASE_BODY + (n as f64 - 1.0).min(5.0);
         } else {
@@ -752,7 +757,7 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
     let claim = best.map(|(_, _, i)| ClaimMatch::of(&s.claims[i]));
     let snippet = match &claim {
         Some(c) => c.text.trim().to_string(),
-        None => body_snippet(p, prep),
+        None => body_snippet(p, prep, &folded_body),
     };
     Signals {
         points,
@@ -763,21 +768,45 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
 
 /// The first body line containing the phrase or all coverage units; else the line with the most
 /// units; else the first line with text.
-fn body_snippet(p: &StoredPage, prep: &Prepared) -> String {
+///
+/// `folded_body` holds (or receives) `tokenize::fold(p.body())`: when the body is ASCII, folding
+/// is per byte, so a line's folded form is the same span of the folded body (no folding per
+/// line).
+fn body_snippet(
+    p: &StoredPage,
+    prep: &Prepared,
+    folded_body: &std::cell::OnceCell<String>,
+) -> String {
+    let body = p.body();
+    let folded_body = body
+        .is_ascii()
+        .then(|| folded_body.get_or_init(|| tokenize::fold(body)).as_str())
+        .filter(|f| f.len() == body.len());
     let lines: Vec<&str> = p.body_lines().collect();
     let mut best: Option<(usize, &str)> = None;
     for l in &lines {
-        let folded = tokenize::fold(l);
+        let span = folded_body.and_then(|fb| {
+            let start = (l.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+            fb.get(start..start.checked_add(l.len())?)
+        });
+        let owned;
+        let folded = match span {
+            Some(f) => f,
+            None => {
+                owned = tokenize::fold(l);
+                owned.as_str()
+            }
+        };
         if !prep.phrase.is_empty() && folded.contains(prep.phrase.as_str()) {
             return l.to_string();
         }
         // A line cannot have more units than it has as substrings: skip it when that cannot
         // beat the best line so far (ties keep the earlier line).
-        let possible = prep.unit_substrings(&folded).count_ones() as usize;
+        let possible = prep.unit_substrings(folded).count_ones() as usize;
         if possible == 0 || best.is_some_and(|(b, _)| possible <= b) {
             continue;
         }
-        let hits = prep.units_in_folded(l, &folded).count_ones() as usize;
+        let hits = prep.units_in_folded(l, folded).count_ones() as usize;
         if hits == prep.units.len() && hits > 0 {
             return l.to_string();
         }
