@@ -176,7 +176,12 @@ fn served_output_is_byte_identical_to_in_process_search() {
             served += 2;
         }
     }
-    assert_eq!(requests(&v), served, "every one of these was served");
+    assert_eq!(
+        requests(&v),
+        served,
+        "every one of these was served (a stale `wiki` binary of another build falls back: \
+         `cargo build -p wiki` first)"
+    );
     // Requests the server does not serve are searched in-process, with the same output.
     let memory = v.temp().join("memory");
     std::fs::create_dir_all(&memory).unwrap();
