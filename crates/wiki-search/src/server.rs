@@ -237,7 +237,15 @@ mod linux {
             let mut line = serde_json::to_vec(&req).ok()?;
             line.push(b'\n');
             self.stream.write_all(&line).ok()?;
-            let mut buf = Vec::new();
+            let mut head = [0u8; 10];
+            self.stream.read_exact(&mut head).ok()?;
+            let len = usize::try_from(u64::from_le_bytes(head[2..].try_into().ok()?)).ok()?;
+            // A payload is a search's output: never near this bound.
+            if len > 1 << 30 {
+                return None;
+            }
+            let mut buf = head.to_vec();
+            buf.reserve_exact(len + 1);
             self.stream.read_to_end(&mut buf).ok()?;
             let (status, code, payload) = decode_response(&buf)?;
             Some((status, code, payload.to_vec()))
