@@ -244,17 +244,10 @@ fn execute(
     let t0 = std::time::Instant::now();
     let format = global.format_among(default, &[Format::Text, Format::Json, Format::Jsonl])?;
     let now_ms = global.now()?.as_millisecond();
-    if let Some((text, code)) = crate::server::client_search(global, args, format, now_ms) {
-        let mut out = Output::new();
-        out.text(&text)?;
-        out.flush()?;
-        if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
-            eprintln!(
-                "trace: server-total {:.3} ms",
-                t0.elapsed().as_secs_f64() * 1000.0
-            );
-        }
-        return Ok(code);
+    if !SERVER_ASKED.load(std::sync::atomic::Ordering::Relaxed)
+        && let Some((text, code)) = crate::server::client_search(global, args, format, now_ms)
+    {
+        return print_served(&text, code, t0);
     }
     let (vault, view) = vault_view(global)?;
     let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
@@ -338,6 +331,110 @@ fn execute(
     Ok(code)
 }
 
+/// Whether this process already asked the search server (so a search it declined is not asked
+/// again on the way to the in-process search).
+static SERVER_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The command line of `wiki-search` parsed without clap, when it consists only of query words
+/// and the flags a search server can answer (`--vault DIR`, `--mode`, `--max-results`,
+/// `--format`, `--json`, `--ranking`, `--corpus`, `--backend`, each once, values as separate
+/// arguments, query words in one run): the same values clap would give (a unit test compares
+/// them). Anything else — other flags, `--flag=value`, values starting with `-`, repeated flags,
+/// invalid values, non-UTF-8 — is `None`, and clap parses the command line as usual.
+pub fn fast_parse(argv: &[std::ffi::OsString]) -> Option<(GlobalArgs, Args)> {
+    use clap::ValueEnum;
+    let mut global = GlobalArgs::default();
+    let mut args = Args {
+        query: Vec::new(),
+        mode: Mode::Auto,
+        corpus: Corpus::Wiki,
+        backend: Backend::Shared,
+        max_results: 10,
+        memory: None,
+        min_score: None,
+        ranking: Ranking::Bm25f,
+        no_refresh: false,
+        batch: false,
+        serve: false,
+        server: None,
+        idle_timeout: 1800,
+        detach: false,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut words_ended = false;
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.to_str()?;
+        let Some(flag) = a.strip_prefix("--") else {
+            if a.starts_with('-') || a.is_empty() || words_ended {
+                return None;
+            }
+            args.query.push(a.to_string());
+            continue;
+        };
+        if seen.contains(&flag) {
+            return None;
+        }
+        seen.push(flag);
+        words_ended = !args.query.is_empty();
+        if flag == "json" {
+            global.json = true;
+            continue;
+        }
+        let v = it.next()?.to_str()?;
+        if v.is_empty() || v.starts_with('-') {
+            return None;
+        }
+        match flag {
+            "vault" => global.vault = Some(PathBuf::from(v)),
+            "mode" => args.mode = parse_mode(v).ok()?,
+            "max-results" if v.bytes().all(|b| b.is_ascii_digit()) => {
+                args.max_results = v.parse().ok()?;
+            }
+            "format" => global.format = Some(Format::from_str(v, false).ok()?),
+            "ranking" => args.ranking = Ranking::from_str(v, false).ok()?,
+            "corpus" => args.corpus = Corpus::from_str(v, false).ok()?,
+            "backend" => args.backend = parse_backend(v).ok()?,
+            _ => return None,
+        }
+    }
+    if args.query.is_empty() || (global.json && global.format.is_some()) {
+        return None;
+    }
+    Some((global, args))
+}
+
+/// `wiki-search` answered by the vault's search server without parsing the command line with
+/// clap (see [`fast_parse`]): the exit code, or `None` to go the usual way.
+pub fn run_served(program: &str) -> Option<std::process::ExitCode> {
+    let t0 = std::time::Instant::now();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (global, args) = fast_parse(&argv)?;
+    let format = global
+        .format_among(Format::Jsonl, &[Format::Text, Format::Json, Format::Jsonl])
+        .ok()?;
+    let now_ms = global.now().ok()?.as_millisecond();
+    // clap would parse the same values, so the usual way would ask the same question.
+    SERVER_ASKED.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (text, code) = crate::server::client_search(&global, &args, format, now_ms)?;
+    Some(wiki_cli::main_wrapper(program, || {
+        print_served(&text, code, t0)
+    }))
+}
+
+fn print_served(text: &str, code: u8, t0: std::time::Instant) -> Result<u8, CliError> {
+    let mut out = Output::new();
+    out.text(text)?;
+    out.flush()?;
+    if std::env::var_os("WIKI_SEARCH_TRACE").is_some() {
+        eprintln!(
+            "trace: server-total {:.3} ms",
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    Ok(code)
+}
+
 /// Run `wiki search` (text output by default).
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     execute(global, args, "wiki", Format::Text)
@@ -362,4 +459,82 @@ pub struct Cli {
     /// Command arguments.
     #[command(flatten)]
     pub args: Args,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &[&str]) -> Vec<std::ffi::OsString> {
+        std::iter::once("wiki-search")
+            .chain(line.iter().copied())
+            .map(Into::into)
+            .collect()
+    }
+
+    /// What [`fast_parse`] accepts, clap parses to the same values; what it refuses is left to
+    /// clap (which may accept or reject it).
+    #[test]
+    fn fast_parse_agrees_with_clap() {
+        use clap::Parser;
+        let accepted: &[&[&str]] = &[
+            &["alpha"],
+            &["who", "owns", "billing"],
+            &["alpha", "--mode", "find-person"],
+            &["--vault", "/tmp/v", "alpha", "beta"],
+            &["--vault", "rel/v", "--max-results", "3", "alpha"],
+            &["alpha", "--max-results", "007", "--ranking", "reference"],
+            &[
+                "alpha",
+                "--format",
+                "text",
+                "--corpus",
+                "all",
+                "--backend",
+                "local",
+            ],
+            &["alpha", "--json", "--mode", "raw-claim"],
+            &["--corpus", "memory", "alpha"],
+            &["alpha", "--format", "github"],
+            &["--max-results", "0", "alpha"],
+        ];
+        for line in accepted {
+            let a = argv(line);
+            let (g, mut x) = fast_parse(&a).unwrap_or_else(|| panic!("refused {line:?}"));
+            let mut c = Cli::try_parse_from(&a).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            // The memory directory comes from the environment for clap; searches that use it are
+            // never served.
+            c.args.memory = None;
+            x.memory = None;
+            assert_eq!(format!("{g:?}"), format!("{:?}", c.global), "{line:?}");
+            assert_eq!(format!("{x:?}"), format!("{:?}", c.args), "{line:?}");
+        }
+        let refused: &[&[&str]] = &[
+            &[],
+            &["--mode", "auto"],
+            &["alpha", "--mode=auto"],
+            &["alpha", "--mode", "nope"],
+            &["alpha", "--mode", "auto", "--mode", "auto"],
+            &["alpha", "--max-results", "-1"],
+            &["alpha", "--max-results", "+1"],
+            &["alpha", "--max-results", "x"],
+            &["alpha", "--max-results"],
+            &["alpha", "--json", "--format", "json"],
+            &["alpha", "--agent", "ops"],
+            &["alpha", "--no-refresh"],
+            &["alpha", "--batch"],
+            &["alpha", "--serve"],
+            &["alpha", "-h"],
+            &["--version"],
+            &["alpha", "--", "beta"],
+            &["alpha", "-x"],
+            &["alpha", "--vault", ""],
+            &["alpha", "--mode", "auto", "beta"],
+            &["alpha", "--format", "yaml"],
+            &["alpha", "--now", "2026-01-01"],
+        ];
+        for line in refused {
+            assert!(fast_parse(&argv(line)).is_none(), "{line:?}");
+        }
+    }
 }
