@@ -14,6 +14,7 @@
 //!   (`--ranking reference`), kept as a baseline;
 //! * [`memory`] — the memory corpus: chunks, decay, importance, MMR;
 //! * [`get`] — `wiki get`;
+//! * [`server`] — the optional per-vault search server (Linux, inotify) and its client;
 //! * [`cmd`] — the `search`, `get` and `index` commands.
 //!
 //! ## Ranking (default, `--ranking bm25f`)
@@ -91,6 +92,7 @@ pub mod memory;
 pub mod rank;
 pub mod reference;
 pub mod segment;
+pub mod server;
 pub mod sources;
 pub mod store;
 pub mod tokenize;

@@ -352,6 +352,56 @@ impl Prepared {
         }
     }
 
+    /// The coverage units among the terms of `text`: bit `k` is set when unit `k` (the term
+    /// `terms[units[k]]`) is one of them. Same answer as looking each unit up in
+    /// [`tokenize::term_set`], without building the set.
+    pub fn units_in(&self, text: &str) -> u64 {
+        self.units_in_folded(text, &tokenize::fold(text))
+    }
+
+    /// [`Self::units_in`] given `folded = tokenize::fold(text)`. Every term of a text is a
+    /// substring of its folded form (parts, their stems — prefixes —, chunks and CJK characters
+    /// all are), so a text whose folded form contains no unit is not tokenised at all.
+    fn units_in_folded(&self, text: &str, folded: &str) -> u64 {
+        if self.unit_substrings(folded) == 0 {
+            return 0;
+        }
+        let n = self.units.len().min(64);
+        let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut mask = 0u64;
+        tokenize::for_each_term(text, true, |t, _, _| {
+            if mask == all {
+                return;
+            }
+            for (k, &i) in self.units.iter().enumerate().take(64) {
+                if self.terms[i].term == t {
+                    mask |= 1 << k;
+                }
+            }
+        });
+        mask
+    }
+
+    /// The coverage units that occur as substrings of a folded text: a superset of
+    /// [`Self::units_in`] (see [`Self::units_in_folded`]).
+    fn unit_substrings(&self, folded: &str) -> u64 {
+        let mut mask = 0u64;
+        for (k, &i) in self.units.iter().enumerate().take(64) {
+            if folded.contains(self.terms[i].term.as_str()) {
+                mask |= 1 << k;
+            }
+        }
+        mask
+    }
+
+    /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
+    pub fn coverage_of(&self, text: &str) -> f64 {
+        if self.units.is_empty() {
+            return 0.0;
+        }
+        f64::from(self.units_in(text).count_ones()) / self.units.len() as f64
+    }
+
     /// Fraction of coverage units found in a term set.
     pub fn coverage(&self, set: &std::collections::BTreeSet<String>) -> f64 {
         if self.units.is_empty() {
@@ -365,6 +415,9 @@ impl Prepared {
         hit as f64 / self.units.len() as f64
     }
 }
+
+/// A scored document: `((segment, doc), (score, matched-term mask))`.
+type Scored = ((usize, u32), (f64, u64));
 
 /// BM25 score and matched-term mask per `(segment, doc)`.
 pub type DocScores = HashMap<(usize, u32), (f64, u64)>;
@@ -419,15 +472,20 @@ pub fn sort_hits(hits: &mut [Hit]) {
 }
 
 /// BM25F scores of every live document matching at least one query term:
-/// `(segment, doc) → (score, matched-term mask)`, plus the idf of each term.
+/// `((segment, doc), (score, matched-term mask))` in document order, plus the idf of each term.
 fn bm25f(
     index: &Index,
     prep: &Prepared,
     weights: &[f64; FIELDS],
-) -> Result<(DocScores, Vec<f64>), crate::Error> {
+) -> Result<(Vec<Scored>, Vec<f64>), crate::Error> {
     let avg = index.avg_lens();
     let n = index.manifest.live_docs as f64;
-    let mut acc: HashMap<(usize, u32), Acc> = HashMap::new();
+    // One accumulator per document of each segment (a document is scored when its mask is set).
+    let mut acc: Vec<Vec<Acc>> = index
+        .segments
+        .iter()
+        .map(|s| vec![Acc::default(); s.ndocs as usize])
+        .collect();
     let mut idfs = vec![0.0; prep.terms.len()];
     let has_content = prep.terms.iter().any(|t| !t.stop);
     for (ti, t) in prep.terms.iter().enumerate() {
@@ -442,7 +500,7 @@ fn bm25f(
         let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         idfs[ti] = idf;
-        for (s, (d, tfs)) in postings {
+        for &(s, (d, tfs)) in postings.iter() {
             let lens = index.segments[s].lens(d);
             let mut tfw = 0.0;
             for f in 0..FIELDS {
@@ -454,24 +512,29 @@ fn bm25f(
             if tfw <= 0.0 {
                 continue;
             }
-            let a = acc.entry((s, d)).or_default();
+            let Some(a) = acc.get_mut(s).and_then(|v| v.get_mut(d as usize)) else {
+                continue;
+            };
             a.bm25 += idf * tfw / (K1 + tfw);
             a.mask |= 1 << ti;
         }
     }
-    Ok((
-        acc.into_iter()
-            .map(|(k, a)| (k, (a.bm25, a.mask)))
-            .collect(),
-        idfs,
-    ))
+    let mut scored = Vec::new();
+    for (s, docs) in acc.iter().enumerate() {
+        for (d, a) in docs.iter().enumerate() {
+            if a.mask != 0 {
+                scored.push(((s, d as u32), (a.bm25, a.mask)));
+            }
+        }
+    }
+    Ok((scored, idfs))
 }
 
 /// BM25 scores over the body field only (memory chunks).
 pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<DocScores, crate::Error> {
     let mut w = [0.0; FIELDS];
     w[doc::Field::Body as usize] = 1.0;
-    Ok(bm25f(index, prep, &w)?.0)
+    Ok(bm25f(index, prep, &w)?.0.into_iter().collect())
 }
 
 /// Whether enough coverage units are matched by `mask`: at least half of them (rounded up).
@@ -489,7 +552,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
     // Gate and relevance.
     let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new(); // key, relevance, prior
-    for (&(s, d), &(bm25, mask)) in &scores {
+    for &((s, d), (bm25, mask)) in &scores {
         if !passes_gate(&prep, mask) {
             continue;
         }
@@ -524,26 +587,33 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     }
     let rel_max = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max).max(1e-9);
     let pool = (q.max_results * 5).max(50);
-    cands.sort_by(|a, b| {
+    // Best first; the keys are distinct, so this order is total and selecting the best `pool`
+    // before sorting them gives what sorting everything and truncating gives.
+    let order = |a: &((usize, u32), f64, f64), b: &((usize, u32), f64, f64)| {
         (b.1 * b.2)
             .partial_cmp(&(a.1 * a.2))
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| a.0.cmp(&b.0))
-    });
-    cands.truncate(pool);
+    };
+    if cands.len() > pool {
+        cands.select_nth_unstable_by(pool - 1, order);
+        cands.truncate(pool);
+    }
+    cands.sort_by(order);
     let mut hits = Vec::with_capacity(cands.len());
     for ((s, d), rel, _) in cands {
-        let StoredDoc::Page(p) = index.stored(s, d)? else {
+        let doc = index.stored_shared(s, d)?;
+        let StoredDoc::Page(p) = &*doc else {
             continue;
         };
         let r = 100.0 * rel / rel_max;
-        let sig = signals(&p, &prep, q.mode, now_ms);
+        let sig = signals(p, &prep, q.mode, now_ms);
         let mut score = r + sig.points;
         if p.kind == PageKind::Report {
             score *= REPORT_FACTOR;
         }
         let score = (score * 100.0).round() / 100.0;
-        hits.push(page_hit(&p, score, sig.snippet, sig.claim, q.mode));
+        hits.push(page_hit(p, score, sig.snippet, sig.claim, q.mode));
     }
     sort_hits(&mut hits);
     hits.truncate(q.max_results);
@@ -567,6 +637,8 @@ fn contains_phrase(text: &str, phrase: &str) -> bool {
 /// Compute the structural signals (see the crate docs).
 pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Signals {
     let s = &p.summary;
+    // Folded once, when needed (the phrase count, the snippet of an ASCII body).
+    let folded_body = std::cell::OnceCell::new();
     let phrase = prep.phrase.as_str();
     let mut points = 0.0;
     // Phrase signals.
@@ -590,7 +662,10 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
         }
     }
     if !phrase.is_empty() && prep.terms.len() > 1 {
-        let n = tokenize::fold(p.body()).matches(phrase).count();
+        let n = folded_body
+            .get_or_init(|| tokenize::fold(p.body()))
+            .matches(phrase)
+            .count();
         if n > 0 {
             points += PHRASE_BODY + (n as f64 - 1.0).min(5.0);
         } else {
@@ -611,7 +686,7 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
             text.push('\n');
             text.push_str(id);
         }
-        let cov = prep.coverage(&tokenize::term_set(&text));
+        let cov = prep.coverage_of(&text);
         let phrase_hit = contains_phrase(&c.text, phrase);
         if cov < 0.5 && !phrase_hit {
             continue;
@@ -634,7 +709,7 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
     // Mode boosts.
     let all_units = |texts: &[&str]| -> f64 {
         let joined = texts.join("\n");
-        prep.coverage(&tokenize::term_set(&joined))
+        prep.coverage_of(&joined)
     };
     let any_phrase = |texts: &[&str]| texts.iter().any(|t| contains_phrase(t, phrase));
     points += match mode {
@@ -682,7 +757,7 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
     let claim = best.map(|(_, _, i)| ClaimMatch::of(&s.claims[i]));
     let snippet = match &claim {
         Some(c) => c.text.trim().to_string(),
-        None => body_snippet(p, prep),
+        None => body_snippet(p, prep, &folded_body),
     };
     Signals {
         points,
@@ -693,19 +768,45 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
 
 /// The first body line containing the phrase or all coverage units; else the line with the most
 /// units; else the first line with text.
-fn body_snippet(p: &StoredPage, prep: &Prepared) -> String {
+///
+/// `folded_body` holds (or receives) `tokenize::fold(p.body())`: when the body is ASCII, folding
+/// is per byte, so a line's folded form is the same span of the folded body (no folding per
+/// line).
+fn body_snippet(
+    p: &StoredPage,
+    prep: &Prepared,
+    folded_body: &std::cell::OnceCell<String>,
+) -> String {
+    let body = p.body();
+    let folded_body = body
+        .is_ascii()
+        .then(|| folded_body.get_or_init(|| tokenize::fold(body)).as_str())
+        .filter(|f| f.len() == body.len());
     let lines: Vec<&str> = p.body_lines().collect();
     let mut best: Option<(usize, &str)> = None;
     for l in &lines {
-        if contains_phrase(l, &prep.phrase) {
+        let span = folded_body.and_then(|fb| {
+            let start = (l.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+            fb.get(start..start.checked_add(l.len())?)
+        });
+        let owned;
+        let folded = match span {
+            Some(f) => f,
+            None => {
+                owned = tokenize::fold(l);
+                owned.as_str()
+            }
+        };
+        if !prep.phrase.is_empty() && folded.contains(prep.phrase.as_str()) {
             return l.to_string();
         }
-        let set = tokenize::term_set(l);
-        let hits = prep
-            .units
-            .iter()
-            .filter(|&&i| set.contains(&prep.terms[i].term))
-            .count();
+        // A line cannot have more units than it has as substrings: skip it when that cannot
+        // beat the best line so far (ties keep the earlier line).
+        let possible = prep.unit_substrings(folded).count_ones() as usize;
+        if possible == 0 || best.is_some_and(|(b, _)| possible <= b) {
+            continue;
+        }
+        let hits = prep.units_in_folded(l, folded).count_ones() as usize;
         if hits == prep.units.len() && hits > 0 {
             return l.to_string();
         }

@@ -35,6 +35,19 @@ fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
         .collect()
 }
 
+/// The stat data of the page at vault-relative `rel` (`None` when it is not a regular file now),
+/// as the work-tree listing would report it (the search server re-stats the pages it was told
+/// about by file events).
+pub fn stat_page(vault: &Path, rel: &str) -> Option<SourceFile> {
+    let meta = std::fs::symlink_metadata(vault.join(rel)).ok()?;
+    meta.is_file().then(|| SourceFile {
+        path: rel.to_string(),
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+        blob: None,
+    })
+}
+
 /// Parse a page into its document (none when it does not parse or is too large).
 fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
     if bytes.len() > wiki_parse::page::MAX_PAGE_BYTES {

@@ -310,8 +310,26 @@ pub struct Index {
     /// What the refresh did.
     pub report: RefreshReport,
     ref_pages: std::sync::OnceLock<Vec<crate::reference::RefPage>>,
+    /// Decoded postings and stored documents, kept when [`Index::keep_decoded`] asked for it
+    /// (the search server answers many queries from one index).
+    cache: Option<std::sync::Mutex<Decoded>>,
     _temp: Option<TempDir>,
 }
+
+/// Live postings of a term across segments: `(segment, (doc, term frequencies per field))`.
+pub type LivePostings = Vec<(usize, Posting)>;
+
+/// What [`Index::keep_decoded`] keeps.
+#[derive(Debug, Default)]
+struct Decoded {
+    postings: HashMap<String, std::sync::Arc<LivePostings>>,
+    /// Postings held in `postings` (the map is emptied above [`MAX_CACHED_POSTINGS`]).
+    npostings: usize,
+    stored: HashMap<(usize, u32), std::sync::Arc<crate::doc::StoredDoc>>,
+}
+
+/// Bound of the postings cache (32 bytes each).
+const MAX_CACHED_POSTINGS: usize = 1 << 20;
 
 /// A directory removed on drop (index of a source whose own directory is not writable).
 #[derive(Debug)]
@@ -343,8 +361,31 @@ impl Index {
             .unwrap_or(false)
     }
 
+    fn cached(&self) -> Option<std::sync::MutexGuard<'_, Decoded>> {
+        self.cache
+            .as_ref()
+            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
     /// Live postings of a term across segments: `(segment, doc, tfs)`.
-    pub fn postings(&self, term: &str) -> Result<Vec<(usize, Posting)>, crate::Error> {
+    pub fn postings(&self, term: &str) -> Result<std::sync::Arc<LivePostings>, crate::Error> {
+        if let Some(p) = self.cached().and_then(|c| c.postings.get(term).cloned()) {
+            return Ok(p);
+        }
+        let p = std::sync::Arc::new(self.read_postings(term)?);
+        if let Some(mut c) = self.cached() {
+            if c.npostings + p.len() > MAX_CACHED_POSTINGS {
+                c.postings.clear();
+                c.npostings = 0;
+            }
+            c.npostings += p.len();
+            c.postings
+                .insert(term.to_string(), std::sync::Arc::clone(&p));
+        }
+        Ok(p)
+    }
+
+    fn read_postings(&self, term: &str) -> Result<LivePostings, crate::Error> {
         let mut out = Vec::new();
         for (s, seg) in self.segments.iter().enumerate() {
             let info = seg.lookup(term).map_err(|e| self.corrupt(e))?;
@@ -361,11 +402,78 @@ impl Index {
 
     /// The stored document of `(segment, doc)`.
     pub fn stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
+        if self.cache.is_some() {
+            return Ok((*self.stored_shared(seg, doc)?).clone());
+        }
+        self.read_stored(seg, doc)
+    }
+
+    /// [`Index::stored`], shared (no copy when it is kept, see [`Index::keep_decoded`]).
+    pub fn stored_shared(
+        &self,
+        seg: usize,
+        doc: u32,
+    ) -> Result<std::sync::Arc<crate::doc::StoredDoc>, crate::Error> {
+        if let Some(d) = self
+            .cached()
+            .and_then(|c| c.stored.get(&(seg, doc)).cloned())
+        {
+            return Ok(d);
+        }
+        let d = std::sync::Arc::new(self.read_stored(seg, doc)?);
+        if let Some(mut c) = self.cached() {
+            c.stored.insert((seg, doc), std::sync::Arc::clone(&d));
+        }
+        Ok(d)
+    }
+
+    fn read_stored(&self, seg: usize, doc: u32) -> Result<crate::doc::StoredDoc, crate::Error> {
         self.segments
             .get(seg)
             .ok_or_else(|| crate::Error::Corrupt(self.dir.clone(), "segment out of range".into()))?
             .stored(doc)
             .map_err(|e| self.corrupt(e))
+    }
+
+    /// Keep decoded postings (up to a bound) and stored documents in memory from now on, for an
+    /// index that answers many queries (the search server), and decode every live stored
+    /// document now (in parallel), taking those of `previous` (an earlier index of the same
+    /// directory) that are in segments both share. Segments never change, so what is kept stays
+    /// exact for the life of the index.
+    pub fn keep_decoded(&mut self, previous: Option<&Index>) -> Result<(), crate::Error> {
+        let mut kept = Decoded::default();
+        if let Some(mut old) = previous.and_then(Index::cached) {
+            let now: HashMap<&str, usize> = self
+                .manifest
+                .segments
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i))
+                .collect();
+            for ((s, d), doc) in old.stored.drain() {
+                if let Some(&i) = previous
+                    .and_then(|p| p.manifest.segments.get(s))
+                    .and_then(|n| now.get(n.as_str()))
+                {
+                    kept.stored.insert((i, d), doc);
+                }
+            }
+        }
+        let missing: Vec<(usize, u32)> = self
+            .live_docs()
+            .into_iter()
+            .map(|(s, d, _)| (s, d))
+            .filter(|k| !kept.stored.contains_key(k))
+            .collect();
+        let decoded: Vec<((usize, u32), crate::doc::StoredDoc)> = missing
+            .into_par_iter()
+            .map(|(s, d)| Ok(((s, d), self.read_stored(s, d)?)))
+            .collect::<Result<_, crate::Error>>()?;
+        for (k, doc) in decoded {
+            kept.stored.insert(k, std::sync::Arc::new(doc));
+        }
+        self.cache = Some(std::sync::Mutex::new(kept));
+        Ok(())
     }
 
     fn corrupt(&self, e: OpenError) -> crate::Error {
@@ -465,7 +573,10 @@ fn unique() -> String {
     format!("{h:016x}")
 }
 
-fn load(dir: &Path) -> Result<Option<(Manifest, Vec<Segment>)>, LoadError> {
+/// A manifest and its open segments, if the index exists.
+type Loaded = Result<Option<(Manifest, Vec<Segment>)>, LoadError>;
+
+fn load(dir: &Path) -> Loaded {
     let bytes = match std::fs::read(dir.join("MANIFEST")) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -498,7 +609,9 @@ struct Plan {
     removed: usize,
 }
 
-fn plan(files: &[SourceFile], m: &Manifest) -> Plan {
+/// `forced`: paths (sorted) known to have changed (the search server's file events), checked
+/// even when their stat data agrees with the manifest.
+fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
     let mut check = Vec::new();
     let mut old = Vec::with_capacity(files.len());
     let mut j = 0;
@@ -513,14 +626,15 @@ fn plan(files: &[SourceFile], m: &Manifest) -> Plan {
             Some(k) => {
                 kept += 1;
                 let e = &m.entries[k];
-                let same = match f.blob {
-                    Some(b) => b == e.blob,
-                    None => {
-                        e.size == f.size
-                            && e.mtime_ns == f.mtime_ns
-                            && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
-                    }
-                };
+                let same = forced.binary_search(&f.path).is_err()
+                    && match f.blob {
+                        Some(b) => b == e.blob,
+                        None => {
+                            e.size == f.size
+                                && e.mtime_ns == f.mtime_ns
+                                && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
+                        }
+                    };
                 if !same {
                     check.push(i);
                 }
@@ -548,7 +662,7 @@ fn wipe(dir: &Path) {
 }
 
 /// Make sure `dir` exists and is writable; write the `.gitignore` of the index root.
-fn prepare_dir(dir: &Path) -> bool {
+pub(crate) fn prepare_dir(dir: &Path) -> bool {
     if std::fs::create_dir_all(dir).is_err() {
         return false;
     }
@@ -570,22 +684,7 @@ fn prepare_dir(dir: &Path) -> bool {
 
 /// Open the index in `dir` for `source`, refreshing it first (see the module docs).
 pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, crate::Error> {
-    let mut temp = None;
-    let dir = if prepare_dir(dir) {
-        dir.to_path_buf()
-    } else {
-        let t = std::env::temp_dir().join(format!("wiki-search-index-{}", unique()));
-        std::fs::create_dir_all(&t).map_err(|e| crate::Error::Io(t.clone(), e))?;
-        wiki_cli::warn(
-            &opts.program,
-            &format!(
-                "cannot write the index in {}: using a temporary index",
-                dir.display()
-            ),
-        );
-        temp = Some(TempDir(t.clone()));
-        t
-    };
+    let (dir, temp) = usable_dir(dir, opts)?;
     // `WIKI_SEARCH_TRACE=1`: timings on stderr (benchmarks).
     let trace = std::env::var_os("WIKI_SEARCH_TRACE").is_some();
     let t0 = std::time::Instant::now();
@@ -602,7 +701,7 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
     }
     // The listing (system calls, spread over the thread pool) and the manifest load run at the
     // same time; either order would do, as the fast path below needs the two to agree.
-    let (files, mut preloaded) = rayon::join(
+    let (files, preloaded) = rayon::join(
         || {
             let files = source.list();
             if trace && let Ok(f) = &files {
@@ -626,13 +725,57 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
             loaded
         },
     );
-    let files = files?;
+    refresh(dir, temp, source, &files?, preloaded, &[], opts)
+}
+
+/// [`open`] with a listing the caller already has instead of `source.list()` (the search
+/// server, which learns from file events what changed): the same refresh, where the paths in
+/// `changed` (sorted) are hashed again even when their stat data agrees with the manifest.
+pub fn open_listed(
+    dir: &Path,
+    source: &dyn Source,
+    files: &[SourceFile],
+    changed: &[String],
+    opts: &Options,
+) -> Result<Index, crate::Error> {
+    let (dir, temp) = usable_dir(dir, opts)?;
+    refresh(dir, temp, source, files, None, changed, opts)
+}
+
+/// `dir` when it can be written, else a temporary directory removed with the index.
+fn usable_dir(dir: &Path, opts: &Options) -> Result<(PathBuf, Option<TempDir>), crate::Error> {
+    if prepare_dir(dir) {
+        return Ok((dir.to_path_buf(), None));
+    }
+    let t = std::env::temp_dir().join(format!("wiki-search-index-{}", unique()));
+    std::fs::create_dir_all(&t).map_err(|e| crate::Error::Io(t.clone(), e))?;
+    wiki_cli::warn(
+        &opts.program,
+        &format!(
+            "cannot write the index in {}: using a temporary index",
+            dir.display()
+        ),
+    );
+    Ok((t.clone(), Some(TempDir(t))))
+}
+
+/// Steps 2–5 of the module docs for the listing `files` (`preloaded`: the manifest, when it was
+/// read alongside the listing; `forced`: see [`open_listed`]).
+fn refresh(
+    dir: PathBuf,
+    temp: Option<TempDir>,
+    source: &dyn Source,
+    files: &[SourceFile],
+    mut preloaded: Option<Loaded>,
+    forced: &[String],
+    opts: &Options,
+) -> Result<Index, crate::Error> {
     for _attempt in 0..5 {
         // Lock-free fast path: nothing changed.
         if !opts.rebuild {
             match preloaded.take().unwrap_or_else(|| load(&dir)) {
                 Ok(Some((m, segs))) => {
-                    let p = plan(&files, &m);
+                    let p = plan(files, &m, forced);
                     if p.check.is_empty() && p.removed == 0 {
                         return Ok(finish(
                             dir,
@@ -675,7 +818,7 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
                 }
             }
         };
-        let (m, segs, mut report) = update(&dir, source, &files, m, segs)?;
+        let (m, segs, mut report) = update(&dir, source, files, forced, m, segs)?;
         report.rebuilt = rebuilt;
         write_manifest(&dir, &m)?;
         gc(&dir, &m);
@@ -713,6 +856,7 @@ fn finish(
         live,
         report,
         ref_pages: std::sync::OnceLock::new(),
+        cache: None,
         _temp: temp,
     }
 }
@@ -775,10 +919,11 @@ fn update(
     dir: &Path,
     source: &dyn Source,
     files: &[SourceFile],
+    forced: &[String],
     m: Manifest,
     mut segs: Vec<Segment>,
 ) -> Result<(Manifest, Vec<Segment>, RefreshReport), crate::Error> {
-    let p = plan(files, &m);
+    let p = plan(files, &m, forced);
     let now = now_ns();
     let mut report = RefreshReport {
         removed: p.removed,
