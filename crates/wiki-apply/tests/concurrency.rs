@@ -241,7 +241,15 @@ fn sigkill_mid_batch_leaves_no_partial_page_and_a_rerun_succeeds() {
             assert_eq!(count(&text, "  - Question "), 6, "{text}");
             assert_eq!(count(&text, "id: claim.p"), 1, "{text}");
         }
-        assert_eq!(v.status(), "");
+        let status = v.status();
+        assert!(
+            status.is_empty(),
+            "after kill at {delay_ms} ms and a rerun: {status}\nlog:\n{}\nrerun stderr:\n{}\ncached diff:\n{}\nwork-tree diff:\n{}",
+            v.git(&["log", "--format=%h %s", "-4"]),
+            r.stderr,
+            v.git(&["diff", "--cached", "--stat"]),
+            v.git(&["diff", "entities/p000.md"]),
+        );
         v.git(&["fsck", "--strict", "--no-progress"]);
     }
     eprintln!("{committed_kills} kill(s) landed after the ref update");

@@ -599,6 +599,8 @@ impl Store {
             return Ok(());
         };
         let jpath = journal::journal_path(&self.vault_dir);
+        // A writer killed while moving the ref or writing the index leaves git's lock files.
+        clear_stale_git_locks(repo, &j.reference, &jpath);
         // A writer killed while writing files leaves its temporary files behind.
         let mut checker = worktree::PathChecker::default();
         let checked: Vec<String> = j
@@ -710,6 +712,40 @@ impl Store {
         }
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)
+    }
+}
+
+/// Remove the lock files a writer killed between its journal and the end of its publish can have
+/// left in the git directory: `<reference>.lock` (the ref update) and `index.lock` (the index
+/// write). Called with the vault lock held, so no other wiki writer is running; a lock file is
+/// only taken as the dead writer's when it is not older than the journal (written before either
+/// lock is taken). A git command of a human that happens to hold one of these locks at this
+/// very moment sees its own update fail (git's rename of its lock file), nothing is corrupted.
+fn clear_stale_git_locks(repo: &gix::Repository, reference: &str, journal: &std::path::Path) {
+    let Ok(since) = std::fs::metadata(journal).and_then(|m| m.modified()) else {
+        return;
+    };
+    let git_dir = repo.git_dir();
+    let mut locks = vec![git_dir.join("index.lock")];
+    if !reference
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        locks.push(git_dir.join(format!("{reference}.lock")));
+    }
+    for lock in locks {
+        let Ok(meta) = std::fs::symlink_metadata(&lock) else {
+            continue;
+        };
+        if meta.is_file() && meta.modified().is_ok_and(|m| m >= since) {
+            match std::fs::remove_file(&lock) {
+                Ok(()) => eprintln!(
+                    "wiki: removed {} left by an interrupted wiki write",
+                    lock.display()
+                ),
+                Err(e) => eprintln!("wiki: cannot remove {}: {e}", lock.display()),
+            }
+        }
     }
 }
 

@@ -58,7 +58,10 @@
 //! 7. delete the journal.
 //!
 //! If a process dies between 4 and 7, the next [`Store::open`] (when the lock is free) or the next
-//! commit **rolls forward**. For each journaled path, by what the disk holds:
+//! commit **rolls forward**. It first removes git's `index.lock` and `<ref>.lock` when they are
+//! not older than the journal (a writer killed during its ref update or index write leaves them,
+//! and git refuses every later update while they exist). Then, for each journaled path, by what
+//! the disk holds:
 //!
 //! - the parent's version (or nothing, where the parent had none), or a strict prefix of the
 //!   committed version (including an empty file; defensive — writes are atomic renames, so this

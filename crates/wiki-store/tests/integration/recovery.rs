@@ -85,6 +85,74 @@ fn stale_journal_without_ref_update_is_discarded() {
     assert_eq!(f.status(), "");
 }
 
+/// A writer killed while writing the index leaves git's `index.lock`: recovery removes it (it is
+/// not older than the journal) and brings the index in line with the commit.
+#[test]
+fn roll_forward_removes_the_index_lock_of_a_killed_writer() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n")]);
+    let store = f.store();
+    store
+        .commit_simulating_crash_after_ref_update(&req(&[w("a.md", "a2\n")], "crashy"))
+        .expect("commit");
+    f.write("a.md", "a2\n"); // the file was renamed into place before the kill
+    let git_dir = f.path(".git");
+    std::fs::write(git_dir.join("index.lock"), "partial index").expect("lock");
+    drop(store);
+    let store = f.store();
+    assert!(
+        !git_dir.join("index.lock").exists(),
+        "stale index.lock removed"
+    );
+    assert!(!f.path(".openclaw-wiki/locks/pending.json").exists());
+    assert_eq!(f.status(), "");
+    store
+        .commit(&req(&[w("b.md", "b\n")], "next"))
+        .expect("next commit");
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
+
+/// A writer killed during its ref update (journal written, ref not moved) leaves
+/// `refs/heads/main.lock`: the next commit removes it and succeeds. A lock file older than the
+/// journal is not the dead writer's and is left alone.
+#[test]
+fn a_ref_lock_left_by_a_killed_writer_does_not_block_the_next_commit() {
+    let f = Fixture::repo_with(&[("a.md", "a1\n")]);
+    let git_dir = f.path(".git");
+    let lock = git_dir.join("refs/heads/main.lock");
+    // Older than the journal: somebody else's, kept (and the commit fails on it, as git would).
+    std::fs::write(&lock, "other\n").expect("lock");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .and_then(|f| f.set_modified(old))
+        .expect("age the lock");
+    let journal = format!(
+        r#"{{"version":1,"reference":"refs/heads/main","parent":"{}","commit":"{}","paths":["a.md"]}}"#,
+        f.rev("HEAD"),
+        "1234567890123456789012345678901234567890"
+    );
+    std::fs::create_dir_all(f.path(".openclaw-wiki/locks")).expect("mkdir");
+    std::fs::write(f.path(".openclaw-wiki/locks/pending.json"), &journal).expect("journal");
+    let store = f.store();
+    assert!(lock.exists(), "a lock older than the journal is kept");
+    assert!(store.commit(&req(&[w("b.md", "b\n")], "blocked")).is_err());
+    assert_eq!(f.count("HEAD"), 1);
+
+    // Now as a killed writer leaves it: journal first, then the ref lock.
+    std::fs::write(f.path(".openclaw-wiki/locks/pending.json"), &journal).expect("journal");
+    std::fs::write(&lock, "").expect("lock");
+    let store = f.store();
+    assert!(!lock.exists(), "the dead writer's ref lock is removed");
+    store
+        .commit(&req(&[w("b.md", "b\n")], "go"))
+        .expect("commit after recovery");
+    assert_eq!(f.count("HEAD"), 2);
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
+
 #[test]
 fn malformed_journal_blocks_commits_but_not_reads() {
     let f = Fixture::repo_with(&[("a.md", "a1\n")]);
