@@ -224,7 +224,9 @@ impl<'a> Workspace<'a> {
             return Ok(());
         }
         let mut index = IdIndex::default();
-        for path in self.all_paths() {
+        let paths = self.all_paths();
+        self.files.prefetch(&paths);
+        for path in paths {
             if let Some(b) = self.bytes(&path)?
                 && let Ok(p) = page::parse_page(&path, &b)
             {
@@ -254,7 +256,9 @@ impl<'a> Workspace<'a> {
         }
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut out = Vec::new();
-        for path in self.all_paths() {
+        let paths = self.all_paths();
+        self.files.prefetch(&paths);
+        for path in paths {
             let Some(b) = self.bytes(&path)? else {
                 continue;
             };

@@ -23,6 +23,8 @@ pub trait VaultFiles {
     fn snapshot(&self) -> Option<&Snapshot> {
         None
     }
+    /// About to read many of these files: read them ahead where that is faster.
+    fn prefetch(&self, _paths: &[String]) {}
 }
 
 /// In-memory files (tests).
@@ -141,5 +143,9 @@ impl VaultFiles for SnapshotFiles<'_> {
 
     fn snapshot(&self) -> Option<&Snapshot> {
         Some(&self.snap)
+    }
+
+    fn prefetch(&self, paths: &[String]) {
+        self.snap.prefetch(paths);
     }
 }

@@ -322,6 +322,16 @@ impl Snapshot {
         Ok(snap)
     }
 
+    /// Read the given files now, in parallel, if they were left on disk (a caller about to look
+    /// at many of them; [`Snapshot::get`] would read them one at a time).
+    pub fn prefetch(&self, paths: &[String]) {
+        paths.par_iter().for_each(|p| {
+            if let Some(c @ Content::OnDisk(_)) = self.files.get(p) {
+                c.get();
+            }
+        });
+    }
+
     /// The parse cache [`Snapshot::from_worktree_cached`] loaded, if any.
     pub fn parse_cache(&self) -> Option<&Arc<ParseCache>> {
         self.cache.as_ref()
