@@ -238,10 +238,13 @@ impl<'a> Workspace<'a> {
     }
 
     /// Pages (sorted by path) whose frontmatter satisfies `matches`, found by scanning the pages
-    /// whose bytes contain `needle` (or by the id index once built).
+    /// whose bytes contain `needle` (or by the id index once built). `parsed_field`: a page
+    /// matches only if a field of its parsed form equals `needle` (a page id), so pages whose
+    /// parse-cache entry proves otherwise are not even read.
     fn scan(
         &mut self,
         needle: &str,
+        parsed_field: bool,
         use_index: impl Fn(&IdIndex) -> Vec<String>,
         matches: impl Fn(&Mapping) -> bool,
     ) -> Result<Vec<String>> {
@@ -256,7 +259,13 @@ impl<'a> Workspace<'a> {
         }
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut out = Vec::new();
-        let paths = self.all_paths();
+        let mut paths = self.all_paths();
+        if parsed_field {
+            paths.retain(|p| {
+                self.current.contains_key(p)
+                    || self.files.parsed_fields_contain(p, needle) != Some(false)
+            });
+        }
         self.files.prefetch(&paths);
         for path in paths {
             let Some(b) = self.bytes(&path)? else {
@@ -298,8 +307,10 @@ impl<'a> Workspace<'a> {
                 return Ok(Some(p.clone()));
             }
         }
+        // The page id is a parsed field (`summary.id` is the same trimmed string).
         let by_id = self.scan(
             &key,
+            true,
             |ix| {
                 ix.pages
                     .get(&key)
@@ -329,8 +340,11 @@ impl<'a> Workspace<'a> {
             }
             return Ok(path);
         }
+        // Not a parsed-field test: the parsed form drops claims without text, which this
+        // lookup still finds.
         let found = self.scan(
             claim_id,
+            false,
             |ix| {
                 ix.claims
                     .get(claim_id)

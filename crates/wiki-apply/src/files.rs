@@ -25,6 +25,11 @@ pub trait VaultFiles {
     }
     /// About to read many of these files: read them ahead where that is faster.
     fn prefetch(&self, _paths: &[String]) {}
+    /// `Some(false)` when the page at `path` is known, without reading it, to have no parsed
+    /// field containing `needle` (from the parse cache); `None` when unknown.
+    fn parsed_fields_contain(&self, _path: &str, _needle: &str) -> Option<bool> {
+        None
+    }
 }
 
 /// In-memory files (tests).
@@ -147,5 +152,9 @@ impl VaultFiles for SnapshotFiles<'_> {
 
     fn prefetch(&self, paths: &[String]) {
         self.snap.prefetch(paths);
+    }
+
+    fn parsed_fields_contain(&self, path: &str, needle: &str) -> Option<bool> {
+        self.snap.cached_page_contains(path, needle.as_bytes())
     }
 }

@@ -649,6 +649,47 @@ fn apply_sees_hand_edits_that_keep_size_and_mtime() {
         v.read(".openclaw-wiki/cache/agent-digest.json")
     );
     assert!(digest.stdout.contains("Alpha Sourcf"));
+
+    // Page-id lookups skip the pages whose cached parsed form rules the id out, and still see
+    // an id changed by hand in place (same size and mtime).
+    v.edit_keeping_mtime(
+        "entities/alpha.md",
+        "id: entity.alpha\n",
+        "id: entity.alphz\n",
+    );
+    v.settle();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"entity.alphz","question":"Renamed?"}"#],
+    )
+    .expect_code(0);
+    assert!(v.read("entities/alpha.md").contains("  - Renamed?\n"));
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"entity.alpha","question":"Old id?"}"#],
+    );
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("Wiki page not found: entity.alpha"),
+        "{}",
+        r.stderr
+    );
+    v.settle();
+    let mut cmd = v.command("wiki-apply");
+    cmd.env("WIKI_COMPILE_TRACE", "1");
+    let run = wiki_testkit::output(
+        cmd,
+        Some(br#"{"op":"add_question","page":"source.alpha","question":"Kept where?"}"#),
+    );
+    run.expect_code(0);
+    assert!(
+        run.stderr.contains("(1 vouched for by the parse cache"),
+        "{}",
+        run.stderr
+    );
+    assert!(v.read("sources/alpha.md").contains("  - Kept where?\n"));
 }
 
 /// After any operation, the files are exactly what a full compile without any cache writes:

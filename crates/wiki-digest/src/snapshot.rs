@@ -332,6 +332,16 @@ impl Snapshot {
         });
     }
 
+    /// For a page left on disk (the parse cache vouches for it): whether the cache's parsed form
+    /// of it contains `needle` in any field ([`ParseCache::entry_contains`]); `None` for a page
+    /// held in memory or unknown to the cache.
+    pub fn cached_page_contains(&self, path: &str, needle: &[u8]) -> Option<bool> {
+        match self.files.get(path)? {
+            Content::OnDisk(d) => self.cache.as_ref()?.entry_contains(path, &d.blob, needle),
+            Content::Bytes(..) => None,
+        }
+    }
+
     /// The parse cache [`Snapshot::from_worktree_cached`] loaded, if any.
     pub fn parse_cache(&self) -> Option<&Arc<ParseCache>> {
         self.cache.as_ref()

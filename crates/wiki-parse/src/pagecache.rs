@@ -295,6 +295,19 @@ impl ParseCache {
             .filter(|(info, _)| info.blob_id == blob_id)
     }
 
+    /// Whether the encoded cache entry of the page at `path` with blob id `blob_id` (hex) contains
+    /// `needle` (`None`: no entry for that version). Every string field of a parsed page (ids,
+    /// titles, claim texts, …) is stored verbatim, so `Some(false)` proves that no field of that
+    /// version of the page equals or contains `needle`, without decoding it.
+    pub fn entry_contains(&self, path: &str, blob_id: &str, needle: &[u8]) -> Option<bool> {
+        let e = self.entries.get(path)?;
+        if hex_to_raw(blob_id)? != e.blob {
+            return None;
+        }
+        let payload = self.buf.get(e.start..e.end)?;
+        Some(memchr::memmem::find(payload, needle).is_some())
+    }
+
     /// The blob id (hex) of the cached page at `path` when the cache recorded stat data for it
     /// and `stat` is that stat data: the file still holds the bytes the entry was parsed from
     /// (see the module docs).
