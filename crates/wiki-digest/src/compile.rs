@@ -29,7 +29,9 @@
 //! Compiling the result again yields no changes (as long as the clock does not move a claim
 //! across a freshness boundary).
 
-use std::collections::HashSet;
+// foldhash: these maps are keyed by the 10,000 page paths of a large vault and never iterated
+// in an order that reaches the output.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use rayon::prelude::*;
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
@@ -94,7 +96,7 @@ pub struct CompileResult {
     /// What the next compile needs to reuse this one's digest and claims (`None`: not reusable).
     pub recorded: Option<crate::reuse::Recorded>,
     /// Text layout of every non-report page after the compile (for the parse cache).
-    pub layouts: std::collections::HashMap<String, TextLayout>,
+    pub layouts: HashMap<String, TextLayout>,
 }
 
 impl CompileResult {
@@ -287,7 +289,7 @@ struct Incremental<'a> {
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
     /// Pages taken from the cache without their text, with their body offsets.
-    unloaded: Option<&'a std::collections::HashMap<String, usize>>,
+    unloaded: Option<&'a HashMap<String, usize>>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -367,9 +369,11 @@ pub fn compile_in_vault(
         }
     };
     let result = compile_cached(snapshot, opts, cache);
+    let t = std::time::Instant::now();
     if let Err(e) = save_parse_cache(vault_dir, &result, cache, snapshot) {
         wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
     }
+    trace("save parse cache", t);
     result
 }
 
@@ -448,15 +452,15 @@ fn compile_inner(
     }
 
     // 2. Related blocks (none to recompute when the scope is empty).
-    let mut new_related: std::collections::HashMap<usize, Option<u64>> =
-        std::collections::HashMap::new();
+    let mut new_related: HashMap<usize, Option<u64>> =
+        HashMap::new();
     if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
         let updates: Vec<(usize, String)> = {
             let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
             let order = title_order(infos.iter().copied());
             let rel = RelatedIndex::new(&order, linker);
-            let mut position: std::collections::HashMap<&str, usize> =
-                std::collections::HashMap::with_capacity(parsed_pages.len());
+            let mut position: HashMap<&str, usize> =
+                HashMap::with_capacity(parsed_pages.len());
             for (i, p) in parsed_pages.iter().enumerate() {
                 position.insert(p.path.as_str(), i);
             }
@@ -486,7 +490,7 @@ fn compile_inner(
     // Text layouts for the parse cache. Pages the cache already holds unchanged are copied from
     // it when it is saved, so their layout is not computed again (dashboards rendered below get
     // the layout of their new text).
-    let mut layouts: std::collections::HashMap<String, TextLayout> = parsed_pages
+    let mut layouts: HashMap<String, TextLayout> = parsed_pages
         .par_iter()
         .enumerate()
         .map(|(i, p)| {

@@ -24,7 +24,9 @@
 //! ([`Snapshot::get`]); parsing takes them from the cache without their text (see
 //! [`Snapshot::parse_for_compile_cached`]).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -460,8 +462,8 @@ impl Snapshot {
 
     /// Page paths managed by imports (`pagePath` of each entry of
     /// `.openclaw-wiki/source-sync.json`).
-    pub fn managed_source_paths(&self) -> HashSet<String> {
-        let mut out = HashSet::new();
+    pub fn managed_source_paths(&self) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
         let Some(bytes) = self.get(SOURCE_SYNC_PATH) else {
             return out;
         };
