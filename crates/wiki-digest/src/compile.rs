@@ -554,10 +554,17 @@ fn compile_inner(
                 })
                 .collect()
         };
-        for (d, text) in rendered {
+        t = trace("dashboards (render)", t);
+        // Parsed again (their page records feed the digest and the parse cache), in parallel:
+        // dashboards of a large vault are megabytes of links.
+        let reparsed: Vec<_> = rendered
+            .par_iter()
+            .map(|(d, text)| parse_page(&d.path(), text.as_bytes()))
+            .collect();
+        for ((d, text), parsed) in rendered.into_iter().zip(reparsed) {
             let path = d.path();
-            changes.push(Change::write(path.clone(), text.clone()));
-            match parse_page(&path, text.as_bytes()) {
+            changes.push(Change::write(path.clone(), text));
+            match parsed {
                 Ok(page) => {
                     layouts.insert(path.clone(), TextLayout::of(&page));
                     match parsed_pages.iter_mut().find(|p| p.path == path) {
