@@ -452,15 +452,13 @@ fn compile_inner(
     }
 
     // 2. Related blocks (none to recompute when the scope is empty).
-    let mut new_related: HashMap<usize, Option<u64>> =
-        HashMap::new();
+    let mut new_related: HashMap<usize, Option<u64>> = HashMap::new();
     if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
         let updates: Vec<(usize, String)> = {
             let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
             let order = title_order(infos.iter().copied());
             let rel = RelatedIndex::new(&order, linker);
-            let mut position: HashMap<&str, usize> =
-                HashMap::with_capacity(parsed_pages.len());
+            let mut position: HashMap<&str, usize> = HashMap::with_capacity(parsed_pages.len());
             for (i, p) in parsed_pages.iter().enumerate() {
                 position.insert(p.path.as_str(), i);
             }

@@ -141,23 +141,31 @@ impl ReportInput<'_> {
         self.linker.page(from, page)
     }
 
+    /// `<link>: <claim identity> (status …[, confidence …], <evidence>, <freshness>)`, written
+    /// into one buffer (dashboards of a large vault have tens of thousands of these lines).
     fn claim_health_line(&self, from: &str, row: &ClaimRow<'_>) -> String {
-        let mut details = vec![format!("status {}", row.status)];
-        if let Some(c) = row.claim.confidence {
-            details.push(format!("confidence {}", to_fixed(c, 2)));
+        use std::fmt::Write;
+        let mut out = self.link(from, row.page);
+        out.push_str(": ");
+        match row.claim.id.as_deref() {
+            Some(id) => {
+                let _ = write!(out, "`{id}`: {}", row.claim.text);
+            }
+            None => out.push_str(&row.claim.text),
         }
-        details.push(if row.claim.evidence.is_empty() {
-            "missing evidence".to_string()
+        let _ = write!(out, " (status {}", row.status);
+        if let Some(c) = row.claim.confidence {
+            let _ = write!(out, ", confidence {}", to_fixed(c, 2));
+        }
+        if row.claim.evidence.is_empty() {
+            out.push_str(", missing evidence");
         } else {
-            format!("{} evidence", row.claim.evidence.len())
-        });
-        details.push(row.freshness.label());
-        format!(
-            "{}: {} ({})",
-            self.link(from, row.page),
-            claim_identity(row.claim),
-            details.join(", ")
-        )
+            let _ = write!(out, ", {} evidence", row.claim.evidence.len());
+        }
+        out.push_str(", ");
+        out.push_str(&row.freshness.label());
+        out.push(')');
+        out
     }
 
     fn relationship_target(&self, from: &str, r: &Relationship) -> String {

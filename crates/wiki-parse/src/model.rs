@@ -102,7 +102,11 @@ impl Claim {
 
     /// Whether the status is one of [`CONTESTED_STATUSES`].
     pub fn is_contested(&self) -> bool {
-        CONTESTED_STATUSES.contains(&self.normalized_status().as_str())
+        match self.status.as_deref().map(str::trim) {
+            // ASCII statuses compare without building the lower-cased copy.
+            Some(s) if s.is_ascii() => CONTESTED_STATUSES.iter().any(|c| c.eq_ignore_ascii_case(s)),
+            _ => CONTESTED_STATUSES.contains(&self.normalized_status().as_str()),
+        }
     }
 
     /// The claim's id, else its text (how lint and dashboards name a claim).
@@ -511,6 +515,26 @@ mod tests {
         assert!(c2.evidence.is_empty());
         assert_eq!(c2.normalized_status(), "contested");
         assert!(c2.is_contested());
+        // `is_contested` agrees with the lower-cased status, ASCII or not.
+        for (status, want) in [
+            (Some(" REFUTED "), true),
+            (Some("Superseded"), true),
+            (Some("contested-ish"), false),
+            (Some(""), false),
+            (Some("\u{212A}ontested"), false), // Kelvin sign: lower-cases to "kontested"
+            (Some("CONTRADİCTED"), false),     // dotted İ lower-cases to "i̇"
+            (None, false),
+        ] {
+            let c = Claim {
+                status: status.map(str::to_string),
+                ..c.clone()
+            };
+            assert_eq!(c.is_contested(), want, "{status:?}");
+            assert_eq!(
+                c.is_contested(),
+                CONTESTED_STATUSES.contains(&c.normalized_status().as_str())
+            );
+        }
         assert_eq!(c2.line, Some(13));
     }
 
