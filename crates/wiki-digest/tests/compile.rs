@@ -639,6 +639,47 @@ fn tracked_caches_leave_git_and_stay_on_disk() {
     assert_eq!(v.status(), " M entities/alpha.md\n");
 }
 
+/// Temporary files that killed writers left beside the derived caches and the parse cache are
+/// removed by the next write of the same file; a live writer's are kept.
+#[cfg(target_os = "linux")]
+#[test]
+fn temporary_files_of_killed_writers_are_removed() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    // No process has this pid (pid_max is at most 2^22).
+    let dead = [
+        ".openclaw-wiki/cache/.agent-digest.json.999999999-0.tmp",
+        ".openclaw-wiki/tmp/.parse-cache.bin.999999999-1.tmp",
+    ];
+    let live = format!(
+        ".openclaw-wiki/cache/.agent-digest.json.{}-0.tmp",
+        std::process::id()
+    );
+    for f in dead.iter().copied().chain([
+        live.as_str(),
+        ".openclaw-wiki/cache/.agent-digest.json.x-1.tmp",
+    ]) {
+        v.write(f, "partial");
+    }
+    // A meaningful edit: the compile rewrites the digest and the parse cache.
+    let text = v.read("entities/carol.md").replace(
+        "questions: Is Carol still on the release rotation?",
+        "questions: Is Carol on call?",
+    );
+    v.write("entities/carol.md", text);
+    v.run("wiki", &["compile"]).expect_code(0);
+    for f in dead {
+        assert!(!v.exists(f), "{f} removed");
+    }
+    assert!(v.exists(&live), "a live writer's temporary file is kept");
+    assert!(
+        v.exists(".openclaw-wiki/cache/.agent-digest.json.x-1.tmp"),
+        "not ours"
+    );
+    // The temporary files are git-ignored; only the hand edit shows.
+    assert_eq!(v.status(), " M entities/carol.md\n");
+}
+
 /// The compiled caches are never written through a symbolic link: the commit stands, the run
 /// fails with a message saying so, and the repository stays consistent.
 #[cfg(unix)]

@@ -166,7 +166,8 @@ pub const TMP_DIR: &str = ".openclaw-wiki/tmp";
 /// Write a derived (rebuildable, never committed) file at vault path `rel`: a temporary file in
 /// the same directory renamed into place, so readers never see a partial file. Missing
 /// directories are created; symbolic links are never followed (a link or a non-directory on the
-/// way, or a link at `rel`, is an error).
+/// way, or a link at `rel`, is an error). Temporary files of the same name left by killed
+/// writers are removed after the rename.
 pub fn write_derived_file(
     vault_dir: &std::path::Path,
     rel: &str,
@@ -206,7 +207,45 @@ pub fn write_derived_file(
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, &target).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-    })
+    })?;
+    remove_dead_temps(&dir, name);
+    Ok(())
+}
+
+/// Remove the temporary files `.NAME.<pid>-<n>.tmp` that writers killed before their rename
+/// left in `dir` (Linux: a writer is dead when `/proc/<pid>` is gone; elsewhere nothing is
+/// removed). Best effort: the files are git-ignored and only cost space.
+fn remove_dead_temps(dir: &std::path::Path, name: &str) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let me = std::process::id();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, n)| {
+                n.bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then_some(pid)?
+                    .parse::<u32>()
+                    .ok()
+            })
+        else {
+            continue;
+        };
+        let dead = pid != me && !std::path::Path::new("/proc").join(pid.to_string()).exists();
+        if dead && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Make vault directory `dir` keep itself (and its sub-directories) out of git, whatever the
