@@ -245,8 +245,7 @@ impl Snapshot {
                 }
                 let stat = FileStat::of(&meta).filter(|st| st.settled(now));
                 if let (Some(st), Some(cache)) = (&stat, &cache)
-                    && let Some(blob) = cache.trusted_blob(&f.path, st)
-                    && let Some(raw) = wiki_parse::pagecache::hex_to_raw(&blob)
+                    && let Some((blob, raw)) = cache.trusted_blob(&f.path, st)
                 {
                     let content = Content::OnDisk(Arc::new(OnDisk {
                         abs: f.abs.clone(),
@@ -425,14 +424,6 @@ impl Snapshot {
     /// The bytes of a file, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).and_then(Content::get)
-    }
-
-    /// All files, sorted by path (reads the pages not read yet; a page that vanished since the
-    /// snapshot was taken is left out).
-    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files
-            .iter()
-            .filter_map(|(p, c)| Some((p.as_str(), c.get()?)))
     }
 
     /// Page paths, sorted.

@@ -308,12 +308,12 @@ impl ParseCache {
         Some(memchr::memmem::find(payload, needle).is_some())
     }
 
-    /// The blob id (hex) of the cached page at `path` when the cache recorded stat data for it
-    /// and `stat` is that stat data: the file still holds the bytes the entry was parsed from
-    /// (see the module docs).
-    pub fn trusted_blob(&self, path: &str, stat: &FileStat) -> Option<String> {
+    /// The blob id (hex, and its 20 raw bytes) of the cached page at `path` when the cache
+    /// recorded stat data for it and `stat` is that stat data: the file still holds the bytes the
+    /// entry was parsed from (see the module docs).
+    pub fn trusted_blob(&self, path: &str, stat: &FileStat) -> Option<(String, [u8; 20])> {
         let e = self.entries.get(path)?;
-        (e.stat.as_ref() == Some(stat)).then(|| raw_to_hex(&e.blob))
+        (e.stat.as_ref() == Some(stat)).then(|| (raw_to_hex(&e.blob), e.blob))
     }
 
     /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id
