@@ -736,7 +736,7 @@ fn reuse_digest(
         .map(|p| p.path.as_str())
         .collect();
     let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
-    let (fast, claims) = rayon::join(
+    let ((head, objects, fast), claims) = rayon::join(
         // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
             let t = std::time::Instant::now();
@@ -752,7 +752,7 @@ fn reuse_digest(
                 .collect();
             let out = crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects);
             trace("digest (reuse: objects)", t);
-            out
+            (head, objects, out)
         },
         || {
             let t = std::time::Instant::now();
@@ -775,16 +775,19 @@ fn reuse_digest(
     let agent = match fast {
         Some(agent) => agent,
         None => {
-            // Pages added or removed: index every object of the old file.
+            // Pages added or removed: index every object of the old file (the header and the
+            // objects of the changed pages are those computed above).
             let chunks = crate::reuse::page_chunks(old_digest)?;
             if kept.iter().any(|p| !chunks.contains_key(*p)) {
                 return None;
             }
-            digest::agent_digest_reusing(order, counts, errors, now_ms, |p| {
+            let fresh: HashMap<&str, &str> =
+                objects.iter().map(|(p, o)| (*p, o.as_str())).collect();
+            digest::agent_digest_with_head(head, order, now_ms, |p| {
                 if is_hit(p) {
                     chunks.get(&p.path).copied()
                 } else {
-                    None
+                    fresh.get(p.path.as_str()).copied()
                 }
             })
         }

@@ -59,9 +59,25 @@ pub fn agent_digest_reusing<'a>(
     now_ms: i64,
     reuse: impl Fn(&PageInfo) -> Option<&'a str>,
 ) -> String {
+    agent_digest_with_head(
+        digest_head(pages, counts, errors, now_ms),
+        pages,
+        now_ms,
+        reuse,
+    )
+}
+
+/// [`agent_digest_reusing`] with the header already computed ([`digest_head`] of the same
+/// pages).
+pub fn agent_digest_with_head<'a>(
+    head: String,
+    pages: &[&PageInfo],
+    now_ms: i64,
+    reuse: impl Fn(&PageInfo) -> Option<&'a str>,
+) -> String {
     let mut by_path: Vec<&PageInfo> = pages.to_vec();
     wiki_parse::health::sort_by_locale(&mut by_path, |p| &p.path);
-    let mut out = digest_head(pages, counts, errors, now_ms);
+    let mut out = head;
     // Room for the pages (objects average ~2 KB on generated vaults): one allocation instead of
     // a dozen doubling copies of a multi-megabyte string.
     out.reserve(by_path.len() * 2048);
