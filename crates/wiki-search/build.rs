@@ -20,6 +20,15 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+    // Process start is most of a served search (a client that connects, asks and prints): on
+    // Linux the binary is linked as a position-dependent executable, which removes its ~11,000
+    // load-time relocations and their page faults (about 0.1 ms a run; `docs/BENCHMARKS.md`).
+    // The code is still compiled position-independent; only the link changes (lazy binding was
+    // measured too and gained nothing, so symbols stay bound at load and RELRO stays full).
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if os == "linux" {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let crates = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut inputs = Vec::new();

@@ -356,20 +356,20 @@ impl Prepared {
     /// `terms[units[k]]`) is one of them. Same answer as looking each unit up in
     /// [`tokenize::term_set`], without building the set.
     pub fn units_in(&self, text: &str) -> u64 {
-        self.units_in_folded(text, &tokenize::fold(text))
+        self.units_in_folded(&tokenize::fold(text))
     }
 
     /// [`Self::units_in`] given `folded = tokenize::fold(text)`. Every term of a text is a
     /// substring of its folded form (parts, their stems — prefixes —, chunks and CJK characters
     /// all are), so a text whose folded form contains no unit is not tokenised at all.
-    fn units_in_folded(&self, text: &str, folded: &str) -> u64 {
+    fn units_in_folded(&self, folded: &str) -> u64 {
         if self.unit_substrings(folded) == 0 {
             return 0;
         }
         let n = self.units.len().min(64);
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut mask = 0u64;
-        tokenize::for_each_term(text, true, |t, _, _| {
+        tokenize::for_each_folded_term(folded, true, |t, _, _| {
             if mask == all {
                 return;
             }
@@ -400,6 +400,14 @@ impl Prepared {
             return 0.0;
         }
         f64::from(self.units_in(text).count_ones()) / self.units.len() as f64
+    }
+
+    /// [`Self::coverage_of`] given `folded = tokenize::fold(text)`.
+    pub fn coverage_of_folded(&self, folded: &str) -> f64 {
+        if self.units.is_empty() {
+            return 0.0;
+        }
+        f64::from(self.units_in_folded(folded).count_ones()) / self.units.len() as f64
     }
 
     /// Fraction of coverage units found in a term set.
@@ -500,8 +508,12 @@ fn bm25f(
         let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         idfs[ti] = idf;
-        for &(s, (d, tfs)) in postings.iter() {
-            let lens = index.segments[s].lens(d);
+        // The weighted, length-normalised frequency of the term in each posting's document.
+        let weigh = |&(s, (d, tfs)): &(usize, crate::segment::Posting)| -> f64 {
+            let Some(seg) = index.segments.get(s) else {
+                return 0.0;
+            };
+            let lens = seg.lens(d);
             let mut tfw = 0.0;
             for f in 0..FIELDS {
                 if tfs[f] > 0 && weights[f] > 0.0 {
@@ -509,14 +521,29 @@ fn bm25f(
                     tfw += weights[f] * f64::from(tfs[f]) / norm;
                 }
             }
+            tfw
+        };
+        let mut add = |s: usize, d: u32, tfw: f64| {
             if tfw <= 0.0 {
-                continue;
+                return;
             }
-            let Some(a) = acc.get_mut(s).and_then(|v| v.get_mut(d as usize)) else {
-                continue;
-            };
-            a.bm25 += idf * tfw / (K1 + tfw);
-            a.mask |= 1 << ti;
+            if let Some(a) = acc.get_mut(s).and_then(|v| v.get_mut(d as usize)) {
+                a.bm25 += idf * tfw / (K1 + tfw);
+                a.mask |= 1 << ti;
+            }
+        };
+        // A search server keeps them per term and weights; a single search computes them here.
+        match index.term_weights(&t.term, weights, || postings.iter().map(weigh).collect()) {
+            Some(w) => {
+                for (&(s, (d, _)), &tfw) in postings.iter().zip(w.iter()) {
+                    add(s, d, tfw);
+                }
+            }
+            None => {
+                for p in postings.iter() {
+                    add(p.0, p.1.0, weigh(p));
+                }
+            }
         }
     }
     let mut scored = Vec::new();
@@ -550,10 +577,14 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     }
     let (scores, idfs) = bm25f(index, &prep, weights(q.mode))?;
     let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
+    let unit_mask = prep.units.iter().fold(0u64, |m, &i| m | (1 << i));
     // Gate and relevance.
-    let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new(); // key, relevance, prior
+    // key, relevance, relevance × prior (the candidate order)
+    let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new();
     for &((s, d), (bm25, mask)) in &scores {
-        if !passes_gate(&prep, mask) {
+        // `passes_gate`, on the mask of the units.
+        let matched = (mask & unit_mask).count_ones() as usize;
+        if matched == 0 || matched * 2 < prep.units.len() {
             continue;
         }
         let covered: f64 = prep
@@ -580,7 +611,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
         if kind == KIND_REPORT {
             prior *= REPORT_FACTOR;
         }
-        cands.push(((s, d), rel, prior));
+        cands.push(((s, d), rel, rel * prior));
     }
     if cands.is_empty() {
         return Ok(Vec::new());
@@ -590,8 +621,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     // Best first; the keys are distinct, so this order is total and selecting the best `pool`
     // before sorting them gives what sorting everything and truncating gives.
     let order = |a: &((usize, u32), f64, f64), b: &((usize, u32), f64, f64)| {
-        (b.1 * b.2)
-            .partial_cmp(&(a.1 * a.2))
+        b.2.partial_cmp(&a.2)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| a.0.cmp(&b.0))
     };
@@ -600,45 +630,77 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
         cands.truncate(pool);
     }
     cands.sort_by(order);
-    let mut hits = Vec::with_capacity(cands.len());
+    fn page(d: &StoredDoc) -> Option<&StoredPage> {
+        match d {
+            StoredDoc::Page(p) => Some(p),
+            _ => None,
+        }
+    }
+    // Score every candidate of the pool; build hits (snippet, metadata) for the best
+    // `max_results` only: the snippet does not change a score.
+    let mut scored = Vec::with_capacity(cands.len());
     for ((s, d), rel, _) in cands {
         let doc = index.stored_shared(s, d)?;
+        let folded_body = std::cell::OnceCell::new();
         let StoredDoc::Page(p) = &*doc else {
             continue;
         };
         let r = 100.0 * rel / rel_max;
-        let sig = signals(p, &prep, q.mode, now_ms);
-        let mut score = r + sig.points;
+        let (points, claim) = signals(p, &prep, q.mode, now_ms, &folded_body);
+        let mut score = r + points;
         if p.kind == PageKind::Report {
             score *= REPORT_FACTOR;
         }
         let score = (score * 100.0).round() / 100.0;
-        hits.push(page_hit(p, score, sig.snippet, sig.claim, q.mode));
+        scored.push((score, claim, folded_body, doc));
+    }
+    // The order of `sort_hits`.
+    scored.sort_by(|a, b| {
+        let (pa, pb) = (page(&a.3), page(&b.3));
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| locale_cmp(pa.map_or("", |p| &p.title), pb.map_or("", |p| &p.title)))
+            .then_with(|| pa.map(|p| &p.path).cmp(&pb.map(|p| &p.path)))
+    });
+    scored.truncate(q.max_results);
+    let mut hits = Vec::with_capacity(scored.len());
+    for (score, claim, folded_body, doc) in scored {
+        let Some(p) = page(&doc) else {
+            continue;
+        };
+        let claim = claim.map(|i| &p.summary.claims[i]);
+        let snippet = match claim {
+            Some(c) => c.text.trim().to_string(),
+            None => body_snippet(p, &prep, &folded_body),
+        };
+        hits.push(page_hit(
+            p,
+            score,
+            truncate_chars(&snippet, 700),
+            claim.map(ClaimMatch::of),
+            q.mode,
+        ));
     }
     sort_hits(&mut hits);
-    hits.truncate(q.max_results);
     Ok(hits)
-}
-
-/// Structural signals of a candidate page.
-pub struct Signals {
-    /// Points added to the relevance (0–100).
-    pub points: f64,
-    /// Best matching claim.
-    pub claim: Option<ClaimMatch>,
-    /// Snippet.
-    pub snippet: String,
 }
 
 fn contains_phrase(text: &str, phrase: &str) -> bool {
     !phrase.is_empty() && tokenize::fold(text).contains(phrase)
 }
 
-/// Compute the structural signals (see the crate docs).
-pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Signals {
+/// Compute the structural signals of a candidate page (see the crate docs): the points added to
+/// its relevance and the index of its best matching claim (which drives the snippet).
+/// `folded_body` holds (or receives) `tokenize::fold(p.body())`, for the phrase count here and the
+/// snippet of an ASCII body later.
+pub fn signals(
+    p: &StoredPage,
+    prep: &Prepared,
+    mode: Mode,
+    now_ms: i64,
+    folded_body: &std::cell::OnceCell<String>,
+) -> (f64, Option<usize>) {
     let s = &p.summary;
-    // Folded once, when needed (the phrase count, the snippet of an ASCII body).
-    let folded_body = std::cell::OnceCell::new();
     let phrase = prep.phrase.as_str();
     let mut points = 0.0;
     // Phrase signals.
@@ -662,10 +724,9 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
         }
     }
     if !phrase.is_empty() && prep.terms.len() > 1 {
-        let n = folded_body
-            .get_or_init(|| tokenize::fold(p.body()))
-            .matches(phrase)
-            .count();
+        let body = folded_body.get_or_init(|| tokenize::fold(p.body()));
+        // Non-overlapping occurrences, as `str::matches` counts them.
+        let n = memchr::memmem::find_iter(body.as_bytes(), phrase.as_bytes()).count();
         if n > 0 {
             points += PHRASE_BODY + (n as f64 - 1.0).min(5.0);
         } else {
@@ -681,13 +742,27 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
     // Claims.
     let mut matches: Vec<(f64, f64, usize)> = Vec::new(); // score, coverage, index
     for (i, c) in s.claims.iter().enumerate() {
-        let mut text = c.text.clone();
-        if let Some(id) = &c.id {
-            text.push('\n');
-            text.push_str(id);
+        let folded_text = tokenize::fold(&c.text);
+        let phrase_hit = !phrase.is_empty() && folded_text.contains(phrase);
+        // The claim's text and id, folded: `fold(text + "\n" + id)`, which is the two folded
+        // forms joined when both are ASCII.
+        let folded = match c.id.as_deref() {
+            None => folded_text,
+            Some(id) if c.text.is_ascii() && id.is_ascii() => {
+                let mut f = folded_text;
+                f.push('\n');
+                f.push_str(&id.to_ascii_lowercase());
+                f
+            }
+            Some(id) => tokenize::fold(&format!("{}\n{id}", c.text)),
+        };
+        // A unit that is not a substring of the folded text is not one of its terms: when too
+        // few are, the coverage is below one half without tokenising the text.
+        let possible = prep.unit_substrings(&folded).count_ones() as usize;
+        if !phrase_hit && (prep.units.is_empty() || possible * 2 < prep.units.len()) {
+            continue;
         }
-        let cov = prep.coverage_of(&text);
-        let phrase_hit = contains_phrase(&c.text, phrase);
+        let cov = prep.coverage_of_folded(&folded);
         if cov < 0.5 && !phrase_hit {
             continue;
         }
@@ -754,16 +829,7 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> Sign
         }
         Mode::RawClaim => best.map_or(0.0, |(_, cov, _)| 42.0 * cov),
     };
-    let claim = best.map(|(_, _, i)| ClaimMatch::of(&s.claims[i]));
-    let snippet = match &claim {
-        Some(c) => c.text.trim().to_string(),
-        None => body_snippet(p, prep, &folded_body),
-    };
-    Signals {
-        points,
-        claim,
-        snippet: truncate_chars(&snippet, 700),
-    }
+    (points, best.map(|(_, _, i)| i))
 }
 
 /// The first body line containing the phrase or all coverage units; else the line with the most
@@ -806,7 +872,7 @@ fn body_snippet(
         if possible == 0 || best.is_some_and(|(b, _)| possible <= b) {
             continue;
         }
-        let hits = prep.units_in_folded(l, folded).count_ones() as usize;
+        let hits = prep.units_in_folded(folded).count_ones() as usize;
         if hits == prep.units.len() && hits > 0 {
             return l.to_string();
         }

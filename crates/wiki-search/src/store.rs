@@ -326,6 +326,9 @@ struct Decoded {
     /// Postings held in `postings` (the map is emptied above [`MAX_CACHED_POSTINGS`]).
     npostings: usize,
     stored: HashMap<(usize, u32), std::sync::Arc<crate::doc::StoredDoc>>,
+    /// Weighted, length-normalised term frequency of each posting of a term (aligned with its
+    /// cached postings), per field-weight set: see [`Index::term_weights`].
+    weighted: HashMap<(String, [u64; FIELDS]), std::sync::Arc<Vec<f64>>>,
 }
 
 /// Bound of the postings cache (32 bytes each).
@@ -376,6 +379,7 @@ impl Index {
         if let Some(mut c) = self.cached() {
             if c.npostings + p.len() > MAX_CACHED_POSTINGS {
                 c.postings.clear();
+                c.weighted.clear();
                 c.npostings = 0;
             }
             c.npostings += p.len();
@@ -406,6 +410,29 @@ impl Index {
             return Ok((*self.stored_shared(seg, doc)?).clone());
         }
         self.read_stored(seg, doc)
+    }
+
+    /// `weigh(postings)` for the postings of `term` under the field weights `weights`, kept
+    /// with the decoded postings when [`Index::keep_decoded`] asked for it (the weighted
+    /// frequencies depend on the term's postings, the weights and this index's average field
+    /// lengths only, all fixed for this index). `None` when nothing is kept.
+    pub fn term_weights(
+        &self,
+        term: &str,
+        weights: &[f64; FIELDS],
+        weigh: impl FnOnce() -> Vec<f64>,
+    ) -> Option<std::sync::Arc<Vec<f64>>> {
+        let key = (term.to_string(), weights.map(f64::to_bits));
+        if let Some(w) = self.cached()?.weighted.get(&key).cloned() {
+            return Some(w);
+        }
+        let w = std::sync::Arc::new(weigh());
+        let mut c = self.cached()?;
+        // Only next to the postings they were computed from (both go when the cache is emptied).
+        if c.postings.contains_key(term) {
+            c.weighted.insert(key, std::sync::Arc::clone(&w));
+        }
+        Some(w)
     }
 
     /// [`Index::stored`], shared (no copy when it is kept, see [`Index::keep_decoded`]).

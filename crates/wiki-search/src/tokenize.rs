@@ -199,8 +199,12 @@ pub enum TermKind {
 /// Call `emit(term, kind, stop)` for every term of `text` (already folded or not: it is folded
 /// here). `index` selects index-time behaviour (CJK single characters are emitted in addition to
 /// bigrams).
-pub fn for_each_term(text: &str, index: bool, mut emit: impl FnMut(&str, TermKind, bool)) {
-    let folded = fold(text);
+pub fn for_each_term(text: &str, index: bool, emit: impl FnMut(&str, TermKind, bool)) {
+    for_each_folded_term(&fold(text), index, emit);
+}
+
+/// [`for_each_term`] of a text given its folded form `folded = fold(text)` (not folded again).
+pub fn for_each_folded_term(folded: &str, index: bool, mut emit: impl FnMut(&str, TermKind, bool)) {
     let chars: Vec<char> = folded.chars().collect();
     let mut i = 0;
     let mut part = String::new();
