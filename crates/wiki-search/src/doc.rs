@@ -112,9 +112,91 @@ pub struct StoredPage {
     pub text: String,
     /// Byte offset of the body in `text`.
     pub body_start: usize,
+    /// Folded forms of the texts ranking compares with a query (computed on first use; a
+    /// search server keeps them with the document).
+    #[serde(skip)]
+    pub folded: FoldedPage,
+}
+
+/// Folded forms ([`crate::tokenize::fold`]) of a stored page's title, identifiers, body and
+/// claims, each computed once when first asked for.
+#[derive(Debug, Clone, Default)]
+pub struct FoldedPage {
+    title: std::sync::OnceLock<String>,
+    ids: std::sync::OnceLock<Vec<String>>,
+    body: std::sync::OnceLock<String>,
+    claims: std::sync::OnceLock<Vec<FoldedClaim>>,
+}
+
+/// A claim's folded text, and the folded form of its text and id joined by a newline.
+#[derive(Debug, Clone)]
+pub struct FoldedClaim {
+    /// `fold(text)`.
+    pub text: String,
+    /// `fold(text + "\n" + id)` (`fold(text)` for a claim without id).
+    pub with_id: String,
 }
 
 impl StoredPage {
+    /// `fold(title)`.
+    pub fn folded_title(&self) -> &str {
+        self.folded
+            .title
+            .get_or_init(|| crate::tokenize::fold(&self.title))
+    }
+
+    /// The folded id, canonical id and aliases, in that order.
+    pub fn folded_ids(&self) -> &[String] {
+        self.folded.ids.get_or_init(|| {
+            let s = &self.summary;
+            s.id.iter()
+                .chain(&s.canonical_id)
+                .chain(&s.aliases)
+                .map(|x| crate::tokenize::fold(x))
+                .collect()
+        })
+    }
+
+    /// `fold(body())`.
+    pub fn folded_body(&self) -> &str {
+        self.folded
+            .body
+            .get_or_init(|| crate::tokenize::fold(self.body()))
+    }
+
+    /// The folded forms of each claim, in claim order.
+    pub fn folded_claims(&self) -> &[FoldedClaim] {
+        self.folded.claims.get_or_init(|| {
+            self.summary
+                .claims
+                .iter()
+                .map(|c| {
+                    let text = crate::tokenize::fold(&c.text);
+                    // `fold(a + "\n" + b)` is the two folded forms joined when both are ASCII.
+                    let with_id = match c.id.as_deref() {
+                        None => text.clone(),
+                        Some(id) if c.text.is_ascii() && id.is_ascii() => {
+                            let mut f = text.clone();
+                            f.push('\n');
+                            f.push_str(&id.to_ascii_lowercase());
+                            f
+                        }
+                        Some(id) => crate::tokenize::fold(&format!("{}\n{id}", c.text)),
+                    };
+                    FoldedClaim { text, with_id }
+                })
+                .collect()
+        })
+    }
+
+    /// Compute every folded form now (a search server does it once per document).
+    pub fn fold_all(&self) {
+        self.folded_title();
+        self.folded_ids();
+        self.folded_body();
+        self.folded_claims();
+    }
+
     /// The body (after the frontmatter, Related block removed).
     pub fn body(&self) -> &str {
         self.text.get(self.body_start..).unwrap_or("")
@@ -290,6 +372,7 @@ pub fn page_doc(page: &Page, blob: [u8; 20]) -> IndexDoc {
         summary: s.clone(),
         text,
         body_start,
+        folded: FoldedPage::default(),
     };
     for line in stored.body().lines() {
         if !markers::is_marker_line(line) {

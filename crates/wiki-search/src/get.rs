@@ -135,6 +135,7 @@ pub fn page_result(page: &wiki_parse::Page, from: usize, count: usize) -> GetRes
         summary: page.summary.clone(),
         text: String::new(),
         body_start: 0,
+        folded: crate::doc::FoldedPage::default(),
     };
     GetResult {
         corpus: "wiki",

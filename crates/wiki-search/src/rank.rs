@@ -641,22 +641,21 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     let mut scored = Vec::with_capacity(cands.len());
     for ((s, d), rel, _) in cands {
         let doc = index.stored_shared(s, d)?;
-        let folded_body = std::cell::OnceCell::new();
         let StoredDoc::Page(p) = &*doc else {
             continue;
         };
         let r = 100.0 * rel / rel_max;
-        let (points, claim) = signals(p, &prep, q.mode, now_ms, &folded_body);
+        let (points, claim) = signals(p, &prep, q.mode, now_ms);
         let mut score = r + points;
         if p.kind == PageKind::Report {
             score *= REPORT_FACTOR;
         }
         let score = (score * 100.0).round() / 100.0;
-        scored.push((score, claim, folded_body, doc));
+        scored.push((score, claim, doc));
     }
     // The order of `sort_hits`.
     scored.sort_by(|a, b| {
-        let (pa, pb) = (page(&a.3), page(&b.3));
+        let (pa, pb) = (page(&a.2), page(&b.2));
         b.0.partial_cmp(&a.0)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| locale_cmp(pa.map_or("", |p| &p.title), pb.map_or("", |p| &p.title)))
@@ -664,14 +663,14 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     });
     scored.truncate(q.max_results);
     let mut hits = Vec::with_capacity(scored.len());
-    for (score, claim, folded_body, doc) in scored {
+    for (score, claim, doc) in scored {
         let Some(p) = page(&doc) else {
             continue;
         };
         let claim = claim.map(|i| &p.summary.claims[i]);
         let snippet = match claim {
             Some(c) => c.text.trim().to_string(),
-            None => body_snippet(p, &prep, &folded_body),
+            None => body_snippet(p, &prep),
         };
         hits.push(page_hit(
             p,
@@ -691,40 +690,27 @@ fn contains_phrase(text: &str, phrase: &str) -> bool {
 
 /// Compute the structural signals of a candidate page (see the crate docs): the points added to
 /// its relevance and the index of its best matching claim (which drives the snippet).
-/// `folded_body` holds (or receives) `tokenize::fold(p.body())`, for the phrase count here and the
-/// snippet of an ASCII body later.
-pub fn signals(
-    p: &StoredPage,
-    prep: &Prepared,
-    mode: Mode,
-    now_ms: i64,
-    folded_body: &std::cell::OnceCell<String>,
-) -> (f64, Option<usize>) {
+pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> (f64, Option<usize>) {
     let s = &p.summary;
     let phrase = prep.phrase.as_str();
     let mut points = 0.0;
     // Phrase signals.
-    let title = tokenize::fold(&p.title);
     if !phrase.is_empty() {
+        let title = p.folded_title();
         if title == phrase {
             points += 30.0;
         } else if title.contains(phrase) {
             points += 15.0;
         }
-        let ids: Vec<&str> =
-            s.id.as_deref()
-                .into_iter()
-                .chain(s.canonical_id.as_deref())
-                .chain(s.aliases.iter().map(String::as_str))
-                .collect();
-        if ids.iter().any(|x| tokenize::fold(x) == phrase) {
+        let ids = p.folded_ids();
+        if ids.iter().any(|x| x == phrase) {
             points += 20.0;
-        } else if ids.iter().any(|x| contains_phrase(x, phrase)) {
+        } else if ids.iter().any(|x| x.contains(phrase)) {
             points += 10.0;
         }
     }
     if !phrase.is_empty() && prep.terms.len() > 1 {
-        let body = folded_body.get_or_init(|| tokenize::fold(p.body()));
+        let body = p.folded_body();
         // Non-overlapping occurrences, as `str::matches` counts them.
         let n = memchr::memmem::find_iter(body.as_bytes(), phrase.as_bytes()).count();
         if n > 0 {
@@ -741,28 +727,17 @@ pub fn signals(
     }
     // Claims.
     let mut matches: Vec<(f64, f64, usize)> = Vec::new(); // score, coverage, index
-    for (i, c) in s.claims.iter().enumerate() {
-        let folded_text = tokenize::fold(&c.text);
-        let phrase_hit = !phrase.is_empty() && folded_text.contains(phrase);
-        // The claim's text and id, folded: `fold(text + "\n" + id)`, which is the two folded
-        // forms joined when both are ASCII.
-        let folded = match c.id.as_deref() {
-            None => folded_text,
-            Some(id) if c.text.is_ascii() && id.is_ascii() => {
-                let mut f = folded_text;
-                f.push('\n');
-                f.push_str(&id.to_ascii_lowercase());
-                f
-            }
-            Some(id) => tokenize::fold(&format!("{}\n{id}", c.text)),
-        };
+    for (i, (c, f)) in s.claims.iter().zip(p.folded_claims()).enumerate() {
+        let phrase_hit = !phrase.is_empty() && f.text.contains(phrase);
+        // The claim's text and id, folded.
+        let folded = f.with_id.as_str();
         // A unit that is not a substring of the folded text is not one of its terms: when too
         // few are, the coverage is below one half without tokenising the text.
-        let possible = prep.unit_substrings(&folded).count_ones() as usize;
+        let possible = prep.unit_substrings(folded).count_ones() as usize;
         if !phrase_hit && (prep.units.is_empty() || possible * 2 < prep.units.len()) {
             continue;
         }
-        let cov = prep.coverage_of_folded(&folded);
+        let cov = prep.coverage_of_folded(folded);
         if cov < 0.5 && !phrase_hit {
             continue;
         }
@@ -835,18 +810,13 @@ pub fn signals(
 /// The first body line containing the phrase or all coverage units; else the line with the most
 /// units; else the first line with text.
 ///
-/// `folded_body` holds (or receives) `tokenize::fold(p.body())`: when the body is ASCII, folding
-/// is per byte, so a line's folded form is the same span of the folded body (no folding per
-/// line).
-fn body_snippet(
-    p: &StoredPage,
-    prep: &Prepared,
-    folded_body: &std::cell::OnceCell<String>,
-) -> String {
+/// When the body is ASCII, folding is per byte, so a line's folded form is the same span of the
+/// folded body (no folding per line).
+fn body_snippet(p: &StoredPage, prep: &Prepared) -> String {
     let body = p.body();
     let folded_body = body
         .is_ascii()
-        .then(|| folded_body.get_or_init(|| tokenize::fold(body)).as_str())
+        .then(|| p.folded_body())
         .filter(|f| f.len() == body.len());
     let lines: Vec<&str> = p.body_lines().collect();
     let mut best: Option<(usize, &str)> = None;

@@ -494,7 +494,14 @@ impl Index {
             .collect();
         let decoded: Vec<((usize, u32), crate::doc::StoredDoc)> = missing
             .into_par_iter()
-            .map(|(s, d)| Ok(((s, d), self.read_stored(s, d)?)))
+            .map(|(s, d)| {
+                let doc = self.read_stored(s, d)?;
+                // Folded once here rather than by the first query that ranks it.
+                if let crate::doc::StoredDoc::Page(p) = &doc {
+                    p.fold_all();
+                }
+                Ok(((s, d), doc))
+            })
             .collect::<Result<_, crate::Error>>()?;
         for (k, doc) in decoded {
             kept.stored.insert(k, std::sync::Arc::new(doc));
