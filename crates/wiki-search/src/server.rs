@@ -21,6 +21,8 @@
 //! vault behind the socket, a request it does not serve (`--agent`, the memory corpus,
 //! `--no-refresh`, `--batch`), `WIKI_SEARCH_SERVER=off`, or any error. Both paths print with
 //! the same code ([`crate::cmd::search`]'s `render`), so the output is byte-identical.
+//! With `WIKI_SEARCH_SERVER=auto`, a search that finds no server of its own build starts one in
+//! the background (`--server start`) and searches in-process; the following searches are served.
 //!
 //! # Freshness
 //! The server watches the vault root and every page directory the listing walks (recursively,
@@ -93,6 +95,7 @@ pub fn client_search(
     _args: &Args,
     _format: Format,
     _now_ms: i64,
+    _program: &str,
 ) -> Option<(String, u8)> {
     None
 }
@@ -259,6 +262,7 @@ mod linux {
         args: &Args,
         format: Format,
         now_ms: i64,
+        program: &str,
     ) -> Option<(String, u8)> {
         if args.batch
             || args.no_refresh
@@ -271,7 +275,10 @@ mod linux {
             return None;
         }
         let vault = global.vault_dir().ok()?;
-        let conn = Conn::open(&vault, Duration::from_secs(30))?;
+        let Some(conn) = Conn::open(&vault, Duration::from_secs(30)) else {
+            auto_start(&vault, program);
+            return None;
+        };
         let search = SearchRequest {
             query: args.query.join(" "),
             mode: value_name(&args.mode)?,
@@ -284,7 +291,42 @@ mod linux {
         };
         match conn.call("search", Some(search))? {
             (ANSWER, code, payload) => Some((String::from_utf8(payload).ok()?, code)),
+            (OTHER_BUILD, _, _) => {
+                auto_start(&vault, program);
+                None
+            }
             _ => None,
+        }
+    }
+
+    /// With `WIKI_SEARCH_SERVER=auto`, a search that finds no server of its build for the
+    /// vault starts one in the background (`--server start`, which also replaces a server of
+    /// another build) and searches in-process; the searches after it are served. Like git's
+    /// built-in fsmonitor daemon, the server then lives until it is stopped or idle
+    /// (`--idle-timeout`, 30 minutes by default). Concurrent starts are harmless: one server
+    /// holds the vault's lock, the others exit.
+    fn auto_start(vault: &Path, program: &str) {
+        if std::env::var_os("WIKI_SEARCH_SERVER").is_none_or(|v| v != "auto") {
+            return;
+        }
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        cloexec_inherited();
+        let mut cmd = std::process::Command::new(exe);
+        if program == "wiki" {
+            cmd.arg("search");
+        }
+        cmd.arg("--vault")
+            .arg(vault)
+            .args(["--server", "start"])
+            .env_remove("WIKI_SEARCH_SERVER")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // Not waited for: it waits for the server to answer, which this search does not need.
+        if let Err(e) = cmd.spawn() {
+            wiki_cli::warn(program, &format!("cannot start the search server: {e}"));
         }
     }
 

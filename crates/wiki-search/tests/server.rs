@@ -421,3 +421,62 @@ fn a_socket_that_answers_nonsense_is_ignored() {
     }
     fake.join().unwrap();
 }
+
+/// A search with `WIKI_SEARCH_SERVER=auto`.
+fn auto(v: &Vault, bin: &str, args: &[&str]) -> Run {
+    let mut cmd = v.command(bin);
+    cmd.args(args).env("WIKI_SEARCH_SERVER", "auto");
+    wiki_testkit::output(cmd, None)
+}
+
+/// Wait (bounded) until no server answers.
+fn wait_stopped(v: &Vault) {
+    let t = Instant::now();
+    while status(v).is_some() {
+        assert!(t.elapsed() < Duration::from_secs(20), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn auto_mode_starts_a_server_in_the_background_and_later_searches_are_served() {
+    let v = rich_vault();
+    let _guard = Detached(v.root.clone());
+    // Without `auto`, a search starts nothing.
+    let plain = both(&v, "wiki-search", &["alpha"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(status(&v).is_none(), "a plain search started a server");
+    // The first `auto` search answers in-process (same output) and starts the server.
+    let first = auto(&v, "wiki-search", &["alpha"]);
+    first.expect_code(0);
+    assert_eq!(first.stdout, plain.stdout);
+    assert_eq!(first.stderr, "");
+    wait_ready(&v, None);
+    assert_eq!(requests(&v), 0);
+    // The next ones are served.
+    let second = auto(&v, "wiki-search", &["alpha"]);
+    assert_eq!((second.code, &second.stdout), (0, &plain.stdout));
+    assert_eq!(requests(&v), 1);
+    // Through the dispatcher (which runs `wiki search --server start`), after a stop.
+    v.run("wiki-search", &["--server", "stop"]).expect_code(0);
+    wait_stopped(&v);
+    let text = auto(&v, "wiki", &["search", "alpha"]);
+    text.expect_code(0);
+    wait_ready(&v, None);
+    let served = auto(&v, "wiki", &["search", "alpha"]);
+    assert_eq!(served.stdout, text.stdout);
+    assert_eq!(requests(&v), 1);
+    // Requests the server does not take (here: the memory corpus) start nothing.
+    v.run("wiki-search", &["--server", "stop"]).expect_code(0);
+    wait_stopped(&v);
+    let memory = v.path("memory-workspace");
+    std::fs::create_dir_all(&memory).unwrap();
+    let mem = memory.to_string_lossy().to_string();
+    auto(
+        &v,
+        "wiki-search",
+        &["--corpus", "memory", "--memory", &mem, "alpha"],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(status(&v).is_none(), "a memory search started a server");
+}

@@ -96,7 +96,8 @@ pub struct Args {
     /// Run a search server for the vault in the foreground (Linux): it keeps the index in memory
     /// and learns from inotify which pages changed, so searches answered by it skip the stat of
     /// every page. Plain searches use a running server automatically (same output) and fall back
-    /// to searching in-process when there is none (or with `WIKI_SEARCH_SERVER=off`). inotify
+    /// to searching in-process when there is none (or with `WIKI_SEARCH_SERVER=off`); with
+    /// `WIKI_SEARCH_SERVER=auto` a search that finds none starts one in the background. inotify
     /// does not see writes through `mmap` nor changes made by other machines on network file
     /// systems: do not use a server there. Exits after --idle-timeout, on `--server stop`, on
     /// SIGTERM, or when the vault or its socket disappears. See `--server`.
@@ -245,7 +246,8 @@ fn execute(
     let format = global.format_among(default, &[Format::Text, Format::Json, Format::Jsonl])?;
     let now_ms = global.now()?.as_millisecond();
     if !SERVER_ASKED.load(std::sync::atomic::Ordering::Relaxed)
-        && let Some((text, code)) = crate::server::client_search(global, args, format, now_ms)
+        && let Some((text, code)) =
+            crate::server::client_search(global, args, format, now_ms, program)
     {
         return print_served(&text, code, t0);
     }
@@ -416,7 +418,7 @@ pub fn run_served(program: &str) -> Option<std::process::ExitCode> {
     let now_ms = global.now().ok()?.as_millisecond();
     // clap would parse the same values, so the usual way would ask the same question.
     SERVER_ASKED.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (text, code) = crate::server::client_search(&global, &args, format, now_ms)?;
+    let (text, code) = crate::server::client_search(&global, &args, format, now_ms, program)?;
     Some(wiki_cli::main_wrapper(program, || {
         print_served(&text, code, t0)
     }))
