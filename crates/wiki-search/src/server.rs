@@ -299,6 +299,19 @@ mod linux {
         }
     }
 
+    /// This program as a search of `vault` (`wiki search --vault V` from the dispatcher,
+    /// `wiki-search --vault V` otherwise), its inherited descriptors marked close-on-exec.
+    fn search_command(vault: &Path, program: &str) -> Result<std::process::Command, CliError> {
+        let exe = std::env::current_exe().map_err(CliError::runtime)?;
+        cloexec_inherited();
+        let mut cmd = std::process::Command::new(exe);
+        if program == "wiki" {
+            cmd.arg("search");
+        }
+        cmd.arg("--vault").arg(vault);
+        Ok(cmd)
+    }
+
     /// With `WIKI_SEARCH_SERVER=auto`, a search that finds no server of its build for the
     /// vault starts one in the background (`--server start`, which also replaces a server of
     /// another build) and searches in-process; the searches after it are served. Like git's
@@ -309,17 +322,10 @@ mod linux {
         if std::env::var_os("WIKI_SEARCH_SERVER").is_none_or(|v| v != "auto") {
             return;
         }
-        let Ok(exe) = std::env::current_exe() else {
+        let Ok(mut cmd) = search_command(vault, program) else {
             return;
         };
-        cloexec_inherited();
-        let mut cmd = std::process::Command::new(exe);
-        if program == "wiki" {
-            cmd.arg("search");
-        }
-        cmd.arg("--vault")
-            .arg(vault)
-            .args(["--server", "start"])
+        cmd.args(["--server", "start"])
             .env_remove("WIKI_SEARCH_SERVER")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -580,16 +586,8 @@ mod linux {
         let log2 = log
             .try_clone()
             .map_err(|e| CliError::Runtime(format!("{}: {e}", log_path.display())))?;
-        let exe = std::env::current_exe().map_err(CliError::runtime)?;
-        cloexec_inherited();
-        let mut cmd = std::process::Command::new(exe);
-        // The dispatcher (`wiki search --server start`) runs `wiki search --serve`.
-        if program == "wiki" {
-            cmd.arg("search");
-        }
-        cmd.arg("--vault")
-            .arg(vault)
-            .args(["--serve", "--detach", "--idle-timeout"])
+        let mut cmd = search_command(vault, program)?;
+        cmd.args(["--serve", "--detach", "--idle-timeout"])
             .arg(idle.to_string())
             .stdin(std::process::Stdio::null())
             .stdout(log)
