@@ -108,6 +108,24 @@ pub const EXTRA_PATHS: [&str; 10] = [
     SOURCE_SYNC_PATH,
 ];
 
+/// The [`EXTRA_PATHS`] that are regular files of the vault at `vault_dir`, read (in parallel:
+/// the compiled caches are tens of megabytes in a large vault).
+fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Vec<u8>)>, SnapshotError> {
+    let read = |rel: &'static str| -> Result<Option<(&'static str, Vec<u8>)>, SnapshotError> {
+        let abs = vault_dir.join(rel);
+        match std::fs::symlink_metadata(&abs) {
+            Ok(m) if m.is_file() => std::fs::read(&abs)
+                .map(|bytes| Some((rel, bytes)))
+                .map_err(|source| SnapshotError::Io { path: abs, source }),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(SnapshotError::Io { path: abs, source }),
+        }
+    };
+    let read: Vec<_> = EXTRA_PATHS.par_iter().map(|rel| read(rel)).collect();
+    read.into_iter().filter_map(Result::transpose).collect()
+}
+
 /// Whether a vault path is part of a snapshot (a page or one of [`EXTRA_PATHS`]).
 pub fn tracks(path: &str) -> bool {
     EXTRA_PATHS.contains(&path) || vault::is_page_path(path)
@@ -203,25 +221,30 @@ impl Snapshot {
     /// Read the work tree of the vault at `vault_dir` (pages read in parallel; symbolic links
     /// are never followed).
     pub fn from_worktree(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
-        Snapshot::read_worktree(vault_dir, None)
+        Snapshot::read_worktree(vault_dir, || None)
     }
 
     /// [`Snapshot::from_worktree`] with the vault's parse cache: pages whose stat data the cache
     /// recorded and still matches are not read (see the module docs). The cache is kept for
     /// the compile ([`Snapshot::parse_cache`]).
     pub fn from_worktree_cached(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
-        Snapshot::read_worktree(vault_dir, Some(Arc::new(ParseCache::load(vault_dir))))
+        Snapshot::read_worktree(vault_dir, || Some(Arc::new(ParseCache::load(vault_dir))))
     }
 
+    /// Read the work tree; `cache` loads the parse cache (alongside the directory scan and the
+    /// reading of the other files, which do not need it).
     fn read_worktree(
         vault_dir: &Path,
-        cache: Option<Arc<ParseCache>>,
+        cache: impl FnOnce() -> Option<Arc<ParseCache>> + Send,
     ) -> Result<Snapshot, SnapshotError> {
         // Stat data is recorded only for files whose times are settled before this instant.
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        let page_files = vault::scan(vault_dir)?;
+        let (cache, (page_files, extra)) = rayon::join(cache, || {
+            rayon::join(|| vault::scan(vault_dir), || read_extra(vault_dir))
+        });
+        let page_files = page_files?;
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
         let results: Vec<Result<Read, PageError>> = page_files
             .par_iter()
@@ -289,20 +312,8 @@ impl Snapshot {
             }
         }
         snap.disk = Arc::new(disk);
-        for rel in EXTRA_PATHS {
-            let abs = vault_dir.join(rel);
-            match std::fs::symlink_metadata(&abs) {
-                Ok(m) if m.is_file() => {
-                    let bytes = std::fs::read(&abs).map_err(|source| SnapshotError::Io {
-                        path: abs.clone(),
-                        source,
-                    })?;
-                    snap.files.insert(rel.to_string(), Content::bytes(bytes));
-                }
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(SnapshotError::Io { path: abs, source }),
-            }
+        for (rel, bytes) in extra? {
+            snap.files.insert(rel.to_string(), Content::bytes(bytes));
         }
         if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
             let trusted = snap
