@@ -667,7 +667,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
         let Some(p) = page(&doc) else {
             continue;
         };
-        let claim = claim.map(|i| &p.summary.claims[i]);
+        let claim = claim.and_then(|i| p.summary.claims.get(i));
         let snippet = match claim {
             Some(c) => c.text.trim().to_string(),
             None => body_snippet(p, &prep),
