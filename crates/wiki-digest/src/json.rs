@@ -109,7 +109,32 @@ pub fn js_number(x: f64) -> String {
 }
 
 /// JavaScript's `x.toFixed(digits)` for `digits <= 20` and `|x| < 1e21`.
+///
+/// Remembered per thread (a dashboard of a large vault formats the same few confidences tens of
+/// thousands of times, and the exact expansion below costs about a microsecond).
 pub fn to_fixed(x: f64, digits: usize) -> String {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static SEEN: RefCell<HashMap<(u64, usize), String>> = RefCell::new(HashMap::new());
+    }
+    let key = (x.to_bits(), digits);
+    if let Some(s) = SEEN.with(|m| m.borrow().get(&key).cloned()) {
+        return s;
+    }
+    let s = to_fixed_exact(x, digits);
+    SEEN.with(|m| {
+        let mut m = m.borrow_mut();
+        // Bounded: a vault of arbitrary values does not grow it without end.
+        if m.len() >= 4096 {
+            m.clear();
+        }
+        m.insert(key, s.clone());
+    });
+    s
+}
+
+fn to_fixed_exact(x: f64, digits: usize) -> String {
     if !x.is_finite() || x.abs() >= 1e21 {
         return js_number(x);
     }

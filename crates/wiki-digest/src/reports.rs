@@ -115,15 +115,28 @@ struct ClaimRow<'a> {
 }
 
 fn claim_rows<'a>(pages: &[&'a PageInfo], now_ms: i64) -> Vec<ClaimRow<'a>> {
+    claim_rows_where(pages, now_ms, |_| true)
+}
+
+/// [`claim_rows`] of the claims `keep` accepts (the others cost nothing).
+fn claim_rows_where<'a>(
+    pages: &[&'a PageInfo],
+    now_ms: i64,
+    keep: impl Fn(&Claim) -> bool + Copy,
+) -> Vec<ClaimRow<'a>> {
     pages
         .iter()
         .flat_map(|page| {
-            page.summary.claims.iter().map(move |claim| ClaimRow {
-                page,
-                claim,
-                status: claim.normalized_status(),
-                freshness: claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms),
-            })
+            page.summary
+                .claims
+                .iter()
+                .filter(move |c| keep(c))
+                .map(move |claim| ClaimRow {
+                    page,
+                    claim,
+                    status: claim.normalized_status(),
+                    freshness: claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms),
+                })
         })
         .collect()
 }
@@ -141,21 +154,34 @@ impl ReportInput<'_> {
         self.linker.page(from, page)
     }
 
-    /// `<link>: <claim identity> (status …[, confidence …], <evidence>, <freshness>)`, written
-    /// into one buffer (dashboards of a large vault have tens of thousands of these lines).
-    fn claim_health_line(&self, from: &str, row: &ClaimRow<'_>) -> String {
+    /// Append `- <link>: <claim identity> (status …[, confidence …], <evidence>, <freshness>)`
+    /// to `out` (dashboards of a large vault have tens of thousands of these lines: one buffer,
+    /// and each page's link computed once per dashboard through `links`).
+    fn claim_health_line(
+        &self,
+        out: &mut String,
+        links: &mut PageLinks,
+        from: &str,
+        row: &ClaimRow<'_>,
+    ) {
         use std::fmt::Write;
-        let mut out = self.link(from, row.page);
+        out.push_str("- ");
+        out.push_str(links.get(self, from, row.page));
         out.push_str(": ");
         match row.claim.id.as_deref() {
             Some(id) => {
-                let _ = write!(out, "`{id}`: {}", row.claim.text);
+                out.push('`');
+                out.push_str(id);
+                out.push_str("`: ");
+                out.push_str(&row.claim.text);
             }
             None => out.push_str(&row.claim.text),
         }
-        let _ = write!(out, " (status {}", row.status);
+        out.push_str(" (status ");
+        out.push_str(&row.status);
         if let Some(c) = row.claim.confidence {
-            let _ = write!(out, ", confidence {}", to_fixed(c, 2));
+            out.push_str(", confidence ");
+            out.push_str(&to_fixed(c, 2));
         }
         if row.claim.evidence.is_empty() {
             out.push_str(", missing evidence");
@@ -165,7 +191,6 @@ impl ReportInput<'_> {
         out.push_str(", ");
         out.push_str(&row.freshness.label());
         out.push(')');
-        out
     }
 
     fn relationship_target(&self, from: &str, r: &Relationship) -> String {
@@ -177,6 +202,19 @@ impl ReportInput<'_> {
             .or_else(|| r.target_id.clone())
             .or_else(|| r.target_path.clone())
             .unwrap_or_else(|| "unknown".into())
+    }
+}
+
+/// The links from one dashboard to pages, each computed once (keyed by the page's address:
+/// the pages outlive the dashboard's rendering).
+#[derive(Default)]
+struct PageLinks(HashMap<usize, String>);
+
+impl PageLinks {
+    fn get(&mut self, input: &ReportInput<'_>, from: &str, page: &PageInfo) -> &str {
+        self.0
+            .entry(std::ptr::from_ref(page) as usize)
+            .or_insert_with(|| input.link(from, page))
     }
 }
 
@@ -335,10 +373,9 @@ fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
         .filter(|p| p.summary.confidence.is_some_and(|c| c < 0.5))
         .collect();
     pages.sort_by(|a, b| conf_asc(a.summary.confidence, b.summary.confidence));
-    let mut claims: Vec<ClaimRow<'_>> = claim_rows(input.pages, input.now_ms)
-        .into_iter()
-        .filter(|r| r.claim.confidence.is_some_and(|c| c < 0.5))
-        .collect();
+    let mut claims: Vec<ClaimRow<'_>> = claim_rows_where(input.pages, input.now_ms, |c| {
+        c.confidence.is_some_and(|c| c < 0.5)
+    });
     claims.sort_by(|a, b| conf_asc(a.claim.confidence, b.claim.confidence));
     if pages.is_empty() && claims.is_empty() {
         return "- No low-confidence pages or claims right now.".into();
@@ -358,14 +395,16 @@ fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
             ));
         }
     }
+    let mut out = lines.join("\n");
     if !claims.is_empty() {
-        lines.push(String::new());
-        lines.push("### Claims".into());
+        out.push_str("\n\n### Claims");
+        let mut links = PageLinks::default();
         for r in &claims {
-            lines.push(format!("- {}", input.claim_health_line(from, r)));
+            out.push('\n');
+            input.claim_health_line(&mut out, &mut links, from, r);
         }
     }
-    lines.join("\n")
+    out
 }
 
 fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
@@ -387,11 +426,13 @@ fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
     if missing.is_empty() && contested.is_empty() && stale.is_empty() {
         return "- No claim health issues right now.".into();
     }
-    let mut lines = vec![
-        format!("- Claims missing evidence: {}", missing.len()),
-        format!("- Contested claims: {}", contested.len()),
-        format!("- Stale or unknown claims: {}", stale.len()),
-    ];
+    let mut out = format!(
+        "- Claims missing evidence: {}\n- Contested claims: {}\n- Stale or unknown claims: {}",
+        missing.len(),
+        contested.len(),
+        stale.len()
+    );
+    let mut links = PageLinks::default();
     for (heading, list) in [
         ("### Missing Evidence", &missing),
         ("### Contested Claims", &contested),
@@ -400,13 +441,14 @@ fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
         if list.is_empty() {
             continue;
         }
-        lines.push(String::new());
-        lines.push(heading.into());
+        out.push_str("\n\n");
+        out.push_str(heading);
         for r in list.iter() {
-            lines.push(format!("- {}", input.claim_health_line(from, r)));
+            out.push('\n');
+            input.claim_health_line(&mut out, &mut links, from, r);
         }
     }
-    lines.join("\n")
+    out
 }
 
 /// Whether a page is an unmanaged raw source (excluded from stale-pages): a source page whose
