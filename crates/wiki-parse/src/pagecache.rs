@@ -387,7 +387,7 @@ pub fn encode_reusing<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
     prev: &ParseCache,
-    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat>,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> Vec<u8> {
     let pages: Vec<(&PageInfo, TextLayout)> = pages
         .into_iter()
@@ -398,28 +398,41 @@ pub fn encode_reusing<'a>(
     w.str(&tool_id());
     w.str(label);
     w.len(pages.len());
-    let mut payload = Writer(Vec::with_capacity(4096));
-    for (info, layout) in pages {
-        let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
-        let bytes = match prev.entries.get(&info.path) {
-            Some(e) if e.blob == blob => &prev.buf[e.start..e.end],
-            _ => {
-                payload.0.clear();
-                encode_entry(&mut payload, info, layout);
-                &payload.0[..]
+    // Entries are independent: chunks of them are encoded in parallel (a first compile encodes
+    // every page) and concatenated in order, the same bytes as one pass.
+    let encode = |chunk: &[(&PageInfo, TextLayout)]| -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(chunk.len() * 1024));
+        let mut payload = Writer(Vec::with_capacity(4096));
+        for (info, layout) in chunk {
+            let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
+            let bytes = match prev.entries.get(&info.path) {
+                Some(e) if e.blob == blob => &prev.buf[e.start..e.end],
+                _ => {
+                    payload.0.clear();
+                    encode_entry(&mut payload, info, *layout);
+                    &payload.0[..]
+                }
+            };
+            w.str(&info.path);
+            w.0.extend_from_slice(&blob);
+            match stat(&info.path, &blob) {
+                Some(st) => {
+                    w.0.push(1);
+                    st.write(&mut w.0);
+                }
+                None => w.0.push(0),
             }
-        };
-        w.str(&info.path);
-        w.0.extend_from_slice(&blob);
-        match stat(&info.path, &blob) {
-            Some(st) => {
-                w.0.push(1);
-                st.write(&mut w.0);
-            }
-            None => w.0.push(0),
+            w.len(bytes.len());
+            w.0.extend_from_slice(bytes);
         }
-        w.len(bytes.len());
-        w.0.extend_from_slice(bytes);
+        w.0
+    };
+    let parts: Vec<Vec<u8>> = {
+        use rayon::prelude::*;
+        pages.par_chunks(512).map(encode).collect()
+    };
+    for part in parts {
+        w.0.extend_from_slice(&part);
     }
     let sum = checksum(&w.0);
     w.0.extend_from_slice(&sum.to_le_bytes());
@@ -435,7 +448,7 @@ pub fn save<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
     prev: &ParseCache,
-    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat>,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> std::io::Result<()> {
     let bytes = encode_reusing(label, pages, prev, stat);
     crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)
