@@ -176,6 +176,16 @@ fn served_output_is_byte_identical_to_in_process_search() {
             served += 2;
         }
     }
+    // `wiki search …` is answered before the dispatcher parses its command line; a global flag
+    // before `search` takes the usual way. Both are served, with the same output.
+    let root = v.root.to_string_lossy().to_string();
+    both(&v, "wiki", &["--vault", &root, "search", "alpha"]);
+    both(
+        &v,
+        "wiki",
+        &["search", "--vault", &root, "alpha", "--format", "jsonl"],
+    );
+    served += 2;
     assert_eq!(
         requests(&v),
         served,

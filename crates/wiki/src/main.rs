@@ -63,6 +63,17 @@ fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Res
 }
 
 fn main() -> ExitCode {
+    // `wiki search …` that the vault's search server answers needs neither the dispatcher's
+    // command line parser nor anything else (same output as the usual way: `run_served_argv`).
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "search") {
+        let rest: Vec<std::ffi::OsString> = argv[..1].iter().chain(&argv[2..]).cloned().collect();
+        if let Some(code) =
+            wiki_search::cmd::search::run_served_argv("wiki", &rest, wiki_cli::Format::Text)
+        {
+            return code;
+        }
+    }
     let matches = wiki_cli::get_matches(wiki::cli());
     wiki_cli::main_wrapper("wiki", || {
         let global =

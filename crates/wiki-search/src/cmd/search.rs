@@ -409,11 +409,22 @@ pub fn fast_parse(argv: &[std::ffi::OsString]) -> Option<(GlobalArgs, Args)> {
 /// `wiki-search` answered by the vault's search server without parsing the command line with
 /// clap (see [`fast_parse`]): the exit code, or `None` to go the usual way.
 pub fn run_served(program: &str) -> Option<std::process::ExitCode> {
-    let t0 = std::time::Instant::now();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let (global, args) = fast_parse(&argv)?;
+    run_served_argv(program, &argv, Format::Jsonl)
+}
+
+/// [`run_served`] for a command line `argv` (program name first, then the search's arguments)
+/// whose output format defaults to `default` (`wiki search` prints text, `wiki-search` JSON
+/// Lines).
+pub fn run_served_argv(
+    program: &str,
+    argv: &[std::ffi::OsString],
+    default: Format,
+) -> Option<std::process::ExitCode> {
+    let t0 = std::time::Instant::now();
+    let (global, args) = fast_parse(argv)?;
     let format = global
-        .format_among(Format::Jsonl, &[Format::Text, Format::Json, Format::Jsonl])
+        .format_among(default, &[Format::Text, Format::Json, Format::Jsonl])
         .ok()?;
     let now_ms = global.now().ok()?.as_millisecond();
     // clap would parse the same values, so the usual way would ask the same question.
