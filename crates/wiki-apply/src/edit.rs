@@ -238,13 +238,12 @@ impl<'a> Workspace<'a> {
     }
 
     /// Pages (sorted by path) whose frontmatter satisfies `matches`, found by scanning the pages
-    /// whose bytes contain `needle` (or by the id index once built). `parsed_field`: a page
-    /// matches only if a field of its parsed form equals `needle` (a page id), so pages whose
-    /// parse-cache entry proves otherwise are not even read.
+    /// whose bytes contain `needle` (or by the id index once built). `known`: what a page must
+    /// hold to match, so that pages whose parse-cache entry proves otherwise are not even read.
     fn scan(
         &mut self,
         needle: &str,
-        parsed_field: bool,
+        known: Needle,
         use_index: impl Fn(&IdIndex) -> Vec<String>,
         matches: impl Fn(&Mapping) -> bool,
     ) -> Result<Vec<String>> {
@@ -260,12 +259,13 @@ impl<'a> Workspace<'a> {
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut out = Vec::new();
         let mut paths = self.all_paths();
-        if parsed_field {
-            paths.retain(|p| {
-                self.current.contains_key(p)
-                    || self.files.parsed_fields_contain(p, needle) != Some(false)
-            });
-        }
+        paths.retain(|p| {
+            self.current.contains_key(p)
+                || match known {
+                    Needle::ParsedField => self.files.parsed_fields_contain(p, needle),
+                    Needle::ClaimId => self.files.may_have_claim(p, needle),
+                } != Some(false)
+        });
         self.files.prefetch(&paths);
         for path in paths {
             let Some(b) = self.bytes(&path)? else {
@@ -310,7 +310,7 @@ impl<'a> Workspace<'a> {
         // The page id is a parsed field (`summary.id` is the same trimmed string).
         let by_id = self.scan(
             &key,
-            true,
+            Needle::ParsedField,
             |ix| {
                 ix.pages
                     .get(&key)
@@ -341,10 +341,10 @@ impl<'a> Workspace<'a> {
             return Ok(path);
         }
         // Not a parsed-field test: the parsed form drops claims without text, which this
-        // lookup still finds.
+        // lookup still finds (the cache says which pages have none).
         let found = self.scan(
             claim_id,
-            false,
+            Needle::ClaimId,
             |ix| {
                 ix.claims
                     .get(claim_id)
@@ -846,6 +846,15 @@ fn number(f: f64) -> Value {
     } else {
         Value::Number(f.into())
     }
+}
+
+/// What a page found by [`Workspace::scan`] must hold.
+#[derive(Clone, Copy)]
+enum Needle {
+    /// A field of its parsed form equal to the needle (a page id).
+    ParsedField,
+    /// A claim whose id is the needle.
+    ClaimId,
 }
 
 fn claims_seq(fm: &Mapping) -> Option<&Vec<Value>> {

@@ -30,6 +30,11 @@ pub trait VaultFiles {
     fn parsed_fields_contain(&self, _path: &str, _needle: &str) -> Option<bool> {
         None
     }
+    /// `Some(false)` when the page at `path` is known, without reading it, to have no claim with
+    /// id `claim_id` (from the parse cache); `None` when unknown.
+    fn may_have_claim(&self, _path: &str, _claim_id: &str) -> Option<bool> {
+        None
+    }
 }
 
 /// In-memory files (tests).
@@ -156,5 +161,9 @@ impl VaultFiles for SnapshotFiles<'_> {
 
     fn parsed_fields_contain(&self, path: &str, needle: &str) -> Option<bool> {
         self.snap.cached_page_contains(path, needle.as_bytes())
+    }
+
+    fn may_have_claim(&self, path: &str, claim_id: &str) -> Option<bool> {
+        self.snap.cached_page_may_have_claim(path, claim_id)
     }
 }

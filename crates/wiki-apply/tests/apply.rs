@@ -738,3 +738,51 @@ fn every_operation_leaves_the_vault_as_a_full_compile_would() {
         v.run("wiki", &["compile"]).expect_code(0);
     }
 }
+
+/// Claim-id lookups (no `page` given) skip the pages whose parse-cache entry proves they lack
+/// the id, but a page whose `claims` list has an entry its parsed form dropped (no text) is
+/// always read: its claims are still found by id.
+#[test]
+fn claim_id_lookups_find_claims_the_parsed_form_drops() {
+    let v = raw_vault();
+    v.write(
+        "concepts/hidden.md",
+        "---\nid: concept.hidden\npageType: concept\ntitle: Hidden\nclaims:\n  - id: claim.hidden.shown\n    text: Shown claim.\n  - id: claim.hidden.bare\n    status: supported\n---\n\n# Hidden\n",
+    );
+    compile(&v);
+    v.settle();
+    // Records the stat data (and which pages have every claim in their parsed form).
+    v.run("wiki", &["compile", "--force"]).expect_code(0);
+    v.settle();
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.hidden.bare","confidence":0.3}"#],
+    );
+    r.expect_code(0);
+    assert!(
+        v.read("concepts/hidden.md")
+            .contains("  - id: claim.hidden.bare\n    status: supported\n    confidence: 0.3\n"),
+        "{}",
+        v.read("concepts/hidden.md")
+    );
+    // A claim with text is found as before, and an unknown id is not.
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","confidence":0.8}"#],
+    )
+    .expect_code(0);
+    assert!(v.read("entities/alpha.md").contains("confidence: 0.8"));
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.nowhere","confidence":0.8}"#],
+    );
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("claim not found: claim.nowhere"),
+        "{}",
+        r.stderr
+    );
+}

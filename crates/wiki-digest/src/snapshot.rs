@@ -354,6 +354,19 @@ impl Snapshot {
         }
     }
 
+    /// [`ParseCache::entry_may_have_claim`] for the page at `path` as this snapshot holds it:
+    /// `Some(false)` when the page, left on disk and vouched for by the parse cache, has no claim
+    /// with id `claim_id`; `None` when unknown.
+    pub fn cached_page_may_have_claim(&self, path: &str, claim_id: &str) -> Option<bool> {
+        match self.files.get(path)? {
+            Content::OnDisk(d) => self
+                .cache
+                .as_ref()?
+                .entry_may_have_claim(path, &d.blob, claim_id),
+            Content::Bytes(..) => None,
+        }
+    }
+
     /// The parse cache [`Snapshot::from_worktree_cached`] loaded, if any.
     pub fn parse_cache(&self) -> Option<&Arc<ParseCache>> {
         self.cache.as_ref()

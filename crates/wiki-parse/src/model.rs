@@ -418,6 +418,16 @@ fn normalize_relationship(v: &Value) -> Option<Relationship> {
     (r != Relationship::default()).then_some(r)
 }
 
+/// Whether every entry of the `claims` list of `fm` became one of `summary.claims` (its
+/// [`summarize`]d form): then the claims of the page, ids included, are exactly those of the
+/// summary. A page without a `claims` list is complete when its summary has no claims.
+pub fn claims_complete(fm: &Mapping, summary: &PageSummary) -> bool {
+    match get(fm, "claims").map(untag) {
+        Some(Value::Sequence(items)) => items.len() == summary.claims.len(),
+        _ => summary.claims.is_empty(),
+    }
+}
+
 /// Normalise a frontmatter mapping into a [`PageSummary`]. `key_lines` (from
 /// [`crate::yaml::scan_key_lines`]) provides claim line numbers.
 pub fn summarize(fm: &Mapping, key_lines: &KeyLines) -> PageSummary {

@@ -66,6 +66,11 @@ pub struct PageInfo {
     /// The body opens with the raw-source marker (see [`markers::has_raw_source_marker`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw_source: bool,
+    /// Every entry of the frontmatter's `claims` list is one of `summary.claims` (none was
+    /// dropped, e.g. for lacking text), so a claim id that `summary.claims` lacks is not on the
+    /// page ([`model::claims_complete`]). Not part of page records: false when read from one.
+    #[serde(skip)]
+    pub claims_complete: bool,
 }
 
 impl PageInfo {
@@ -227,6 +232,7 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
         None => (Mapping::new(), KeyLines::default()),
     };
     let summary = model::summarize(&fm, &key_lines);
+    let claims_complete = model::claims_complete(&fm, &summary);
     let title = model::opt_string(fm.get("title"))
         .or_else(|| markdown::first_h1(split.body))
         .unwrap_or_else(|| file_stem(path).to_string());
@@ -242,6 +248,7 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
             body_line: split.body_first_line,
             key_lines: key_lines.keys.iter().cloned().collect(),
             raw_source: markers::has_raw_source_marker(split.body),
+            claims_complete,
         },
         has_frontmatter: split.yaml.is_some(),
         frontmatter: fm,

@@ -13,9 +13,9 @@
 //! # File format
 //!
 //! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
-//! entries, then per entry: path, blob id (20 raw bytes), the file's stat data when recorded (a
-//! flag byte, then seven 8-byte fields, see [`FileStat`]), payload length and payload (the
-//! encoded page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
+//! entries, then per entry: path, blob id (20 raw bytes), a flags byte (1: the file's stat data
+//! follows, seven 8-byte fields, see [`FileStat`]; 2: [`PageInfo::claims_complete`]), payload
+//! length and payload (the encoded page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
 //! strings are length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated,
 //! fails the checksum, comes from another tool version or does not decode is ignored as a whole
 //! (every page is parsed again), so a damaged cache can cost time but never change a result.
@@ -47,7 +47,12 @@ use crate::vault::PageKind;
 /// The cache file, vault-relative.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
 const CACHE_FILE: &str = "parse-cache.bin";
-const MAGIC: &[u8; 7] = b"WIKIPC\x03";
+const MAGIC: &[u8; 7] = b"WIKIPC\x04";
+/// Entry header flag: stat data follows.
+const FLAG_STAT: u8 = 1;
+/// Entry header flag: the page's claims are all in its parsed form
+/// ([`PageInfo::claims_complete`]).
+const FLAG_CLAIMS_COMPLETE: u8 = 2;
 
 fn tool_id() -> String {
     format!("wiki-parse {}", env!("CARGO_PKG_VERSION"))
@@ -169,6 +174,8 @@ impl FileStat {
 struct Entry {
     blob: [u8; 20],
     stat: Option<FileStat>,
+    /// [`PageInfo::claims_complete`] of the cached page.
+    claims_complete: bool,
     start: usize,
     end: usize,
 }
@@ -219,11 +226,16 @@ impl ParseCache {
         for _ in 0..n {
             let path = r.string().ok()?;
             let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
-            let stat = if r.flag().ok()? {
+            let flags = r.byte().ok()?;
+            if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE) != 0 {
+                return None;
+            }
+            let stat = if flags & FLAG_STAT != 0 {
                 Some(FileStat::read(&mut r).ok()?)
             } else {
                 None
             };
+            let claims_complete = flags & FLAG_CLAIMS_COMPLETE != 0;
             let len = r.len().ok()?;
             let start = r.pos;
             r.bytes(len).ok()?;
@@ -232,6 +244,7 @@ impl ParseCache {
                 Entry {
                     blob,
                     stat,
+                    claims_complete,
                     start,
                     end: start + len,
                 },
@@ -281,8 +294,9 @@ impl ParseCache {
     pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
         let e = self.entries.get(path)?;
         let mut r = Reader::new(self.buf.get(e.start..e.end)?);
-        let decoded = decode_entry(&mut r).ok()?;
-        (decoded.0.path == path && r.pos == r.buf.len()).then_some(decoded)
+        let (mut info, layout) = decode_entry(&mut r).ok()?;
+        info.claims_complete = e.claims_complete;
+        (info.path == path && r.pos == r.buf.len()).then_some((info, layout))
     }
 
     /// The cached page at `path` if its blob id is `blob_id` (hex).
@@ -306,6 +320,19 @@ impl ParseCache {
         }
         let payload = self.buf.get(e.start..e.end)?;
         Some(memchr::memmem::find(payload, needle).is_some())
+    }
+
+    /// Whether the page at `path` with blob id `blob_id` (hex) may have a claim with id
+    /// `claim_id`: `Some(false)` when its entry records every claim of the page
+    /// ([`PageInfo::claims_complete`]) and its encoded form does not contain the id (claim ids are
+    /// stored verbatim); `None` when that is not known (no entry for that version, or a page
+    /// with claims its parsed form dropped).
+    pub fn entry_may_have_claim(&self, path: &str, blob_id: &str, claim_id: &str) -> Option<bool> {
+        let e = self.entries.get(path)?;
+        if !e.claims_complete {
+            return None;
+        }
+        self.entry_contains(path, blob_id, claim_id.as_bytes())
     }
 
     /// The blob id (hex, and its 20 raw bytes) of the cached page at `path` when the cache
@@ -415,12 +442,13 @@ pub fn encode_reusing<'a>(
             };
             w.str(&info.path);
             w.0.extend_from_slice(&blob);
-            match stat(&info.path, &blob) {
-                Some(st) => {
-                    w.0.push(1);
-                    st.write(&mut w.0);
-                }
-                None => w.0.push(0),
+            let st = stat(&info.path, &blob);
+            w.0.push(
+                u8::from(st.is_some()) * FLAG_STAT
+                    + u8::from(info.claims_complete) * FLAG_CLAIMS_COMPLETE,
+            );
+            if let Some(st) = st {
+                st.write(&mut w.0);
             }
             w.len(bytes.len());
             w.0.extend_from_slice(bytes);
@@ -584,6 +612,7 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
         body_line,
         key_lines,
         raw_source,
+        claims_complete,
     } = info;
     w.str(path);
     w.0.push(kind_code(*kind));
@@ -613,6 +642,8 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
         w.len(*line);
     }
     w.bool(*raw_source);
+    // `claims_complete` is in the entry's header (see `encode_reusing`).
+    let _ = claims_complete;
     w.len(layout.body_offset);
     w.bool(layout.has_frontmatter);
     match layout.related {
@@ -942,6 +973,8 @@ fn decode_entry(r: &mut Reader<'_>) -> Result<(PageInfo, TextLayout), Bad> {
             body_line,
             key_lines,
             raw_source,
+            // From the entry's header (set by the caller).
+            claims_complete: false,
         },
         layout,
     ))
