@@ -29,8 +29,8 @@ fn static_lib(cc: &str, name: &str) -> Option<PathBuf> {
     (path.is_absolute() && path.is_file()).then_some(path)
 }
 
-/// Link the `wiki-search` binary statically on linux-gnu when the C toolchain has the static
-/// libraries (see `main`); otherwise leave the usual dynamic link alone.
+/// Link this package's binaries statically on linux-gnu when the C toolchain has the static
+/// libraries (see the crate docs); otherwise leave the usual dynamic link alone.
 fn link_static() {
     println!("cargo:rerun-if-env-changed=WIKI_DYNAMIC");
     println!("cargo:rerun-if-env-changed=CC");
