@@ -143,10 +143,19 @@ fn claim_rows_where<'a>(
 
 /// `` `id`: text `` or `text`.
 pub fn claim_identity(claim: &Claim) -> String {
-    match claim.id.as_deref() {
-        Some(id) => format!("`{id}`: {}", claim.text),
-        None => claim.text.clone(),
+    let mut out = String::new();
+    push_claim_identity(&mut out, claim);
+    out
+}
+
+/// Append [`claim_identity`] to `out`.
+fn push_claim_identity(out: &mut String, claim: &Claim) {
+    if let Some(id) = claim.id.as_deref() {
+        out.push('`');
+        out.push_str(id);
+        out.push_str("`: ");
     }
+    out.push_str(&claim.text);
 }
 
 impl ReportInput<'_> {
@@ -168,15 +177,7 @@ impl ReportInput<'_> {
         out.push_str("- ");
         out.push_str(links.get(self, from, row.page));
         out.push_str(": ");
-        match row.claim.id.as_deref() {
-            Some(id) => {
-                out.push('`');
-                out.push_str(id);
-                out.push_str("`: ");
-                out.push_str(&row.claim.text);
-            }
-            None => out.push_str(&row.claim.text),
-        }
+        push_claim_identity(out, row.claim);
         out.push_str(" (status ");
         out.push_str(&row.status);
         if let Some(c) = row.claim.confidence {

@@ -348,21 +348,22 @@ impl Snapshot {
     /// of it contains `needle` in any field ([`ParseCache::entry_contains`]); `None` for a page
     /// held in memory or unknown to the cache.
     pub fn cached_page_contains(&self, path: &str, needle: &[u8]) -> Option<bool> {
-        match self.files.get(path)? {
-            Content::OnDisk(d) => self.cache.as_ref()?.entry_contains(path, &d.blob, needle),
-            Content::Bytes(..) => None,
-        }
+        let (cache, blob) = self.vouched(path)?;
+        cache.entry_contains(path, blob, needle)
     }
 
     /// [`ParseCache::entry_may_have_claim`] for the page at `path` as this snapshot holds it:
     /// `Some(false)` when the page, left on disk and vouched for by the parse cache, has no claim
     /// with id `claim_id`; `None` when unknown.
     pub fn cached_page_may_have_claim(&self, path: &str, claim_id: &str) -> Option<bool> {
+        let (cache, blob) = self.vouched(path)?;
+        cache.entry_may_have_claim(path, blob, claim_id)
+    }
+
+    /// The parse cache and the blob id it vouches for, for a page left on disk.
+    fn vouched(&self, path: &str) -> Option<(&ParseCache, &str)> {
         match self.files.get(path)? {
-            Content::OnDisk(d) => self
-                .cache
-                .as_ref()?
-                .entry_may_have_claim(path, &d.blob, claim_id),
+            Content::OnDisk(d) => Some((self.cache.as_deref()?, &d.blob)),
             Content::Bytes(..) => None,
         }
     }

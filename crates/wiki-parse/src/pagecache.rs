@@ -612,7 +612,8 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
         body_line,
         key_lines,
         raw_source,
-        claims_complete,
+        // In the entry's header (see `encode_reusing`), not the payload.
+        claims_complete: _,
     } = info;
     w.str(path);
     w.0.push(kind_code(*kind));
@@ -642,8 +643,6 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
         w.len(*line);
     }
     w.bool(*raw_source);
-    // `claims_complete` is in the entry's header (see `encode_reusing`).
-    let _ = claims_complete;
     w.len(layout.body_offset);
     w.bool(layout.has_frontmatter);
     match layout.related {

@@ -317,6 +317,8 @@ pub struct Prepared {
     pub units: Vec<usize>,
     /// Folded, whitespace-collapsed query (phrase checks).
     pub phrase: String,
+    /// The units as a term mask (bit `i` for `terms[i]`).
+    pub unit_mask: u64,
 }
 
 impl Prepared {
@@ -345,23 +347,21 @@ impl Prepared {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
+        let unit_mask = units.iter().fold(0u64, |m, &i| m | (1 << i));
         Prepared {
             terms,
             units,
             phrase,
+            unit_mask,
         }
     }
 
-    /// The coverage units among the terms of `text`: bit `k` is set when unit `k` (the term
+    /// The coverage units among the terms of the text whose folded form
+    /// (`tokenize::fold(text)`) is `folded`: bit `k` is set when unit `k` (the term
     /// `terms[units[k]]`) is one of them. Same answer as looking each unit up in
-    /// [`tokenize::term_set`], without building the set.
-    pub fn units_in(&self, text: &str) -> u64 {
-        self.units_in_folded(&tokenize::fold(text))
-    }
-
-    /// [`Self::units_in`] given `folded = tokenize::fold(text)`. Every term of a text is a
-    /// substring of its folded form (parts, their stems — prefixes —, chunks and CJK characters
-    /// all are), so a text whose folded form contains no unit is not tokenised at all.
+    /// [`tokenize::term_set`], without building the set. Every term of a text is a substring of
+    /// its folded form (parts, their stems — prefixes —, chunks and CJK characters all are), so
+    /// a text whose folded form contains no unit is not tokenised at all.
     fn units_in_folded(&self, folded: &str) -> u64 {
         if self.unit_substrings(folded) == 0 {
             return 0;
@@ -383,7 +383,7 @@ impl Prepared {
     }
 
     /// The coverage units that occur as substrings of a folded text: a superset of
-    /// [`Self::units_in`] (see [`Self::units_in_folded`]).
+    /// [`Self::units_in_folded`].
     fn unit_substrings(&self, folded: &str) -> u64 {
         let mut mask = 0u64;
         for (k, &i) in self.units.iter().enumerate().take(64) {
@@ -396,10 +396,7 @@ impl Prepared {
 
     /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
     pub fn coverage_of(&self, text: &str) -> f64 {
-        if self.units.is_empty() {
-            return 0.0;
-        }
-        f64::from(self.units_in(text).count_ones()) / self.units.len() as f64
+        self.coverage_of_folded(&tokenize::fold(text))
     }
 
     /// [`Self::coverage_of`] given `folded = tokenize::fold(text)`.
@@ -566,7 +563,7 @@ pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<DocScores, crate::Err
 
 /// Whether enough coverage units are matched by `mask`: at least half of them (rounded up).
 pub fn passes_gate(prep: &Prepared, mask: u64) -> bool {
-    let matched = prep.units.iter().filter(|&&i| mask & (1 << i) != 0).count();
+    let matched = (mask & prep.unit_mask).count_ones() as usize;
     matched > 0 && matched * 2 >= prep.units.len()
 }
 
@@ -577,14 +574,11 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     }
     let (scores, idfs) = bm25f(index, &prep, weights(q.mode))?;
     let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
-    let unit_mask = prep.units.iter().fold(0u64, |m, &i| m | (1 << i));
     // Gate and relevance.
     // key, relevance, relevance × prior (the candidate order)
     let mut cands: Vec<((usize, u32), f64, f64)> = Vec::new();
     for &((s, d), (bm25, mask)) in &scores {
-        // `passes_gate`, on the mask of the units.
-        let matched = (mask & unit_mask).count_ones() as usize;
-        if matched == 0 || matched * 2 < prep.units.len() {
+        if !passes_gate(&prep, mask) {
             continue;
         }
         let covered: f64 = prep
