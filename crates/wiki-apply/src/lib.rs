@@ -130,5 +130,11 @@ pub fn commands() -> Vec<wiki_cli::Subcommand> {
             cmd::agent::Args,
             cmd::agent::run
         ),
+        wiki_cli::subcommand!(
+            "gc",
+            "Pack loose git objects (file versions as deltas) to keep the repository small",
+            cmd::gc::Args,
+            cmd::gc::run
+        ),
     ]
 }

@@ -141,6 +141,7 @@ impl Session {
             create_from: req.create_from.clone(),
         };
         let done = self.store.commit_locked(lock, &tracked)?;
+        wiki_cli::warn_pack_error(done.pack_error.as_deref());
         let agent = (!self.checked_out).then_some(self.agent.as_str());
         prepared
             .write(&self.vault, agent)

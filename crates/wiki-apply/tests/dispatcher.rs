@@ -54,3 +54,73 @@ fn wiki_dispatcher_runs_apply_history_rollback_and_agent() {
     assert!(r.stdout.starts_with("helper\tagents/helper\t"));
     assert_eq!(v.status(), "");
 }
+
+fn loose_objects(v: &wiki_testkit::Vault) -> usize {
+    v.git(&["count-objects", "-v"])
+        .lines()
+        .find_map(|l| l.strip_prefix("count: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("count line")
+}
+
+#[test]
+fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
+    wiki_testkit::bin("wiki");
+    let v = vault();
+    for q in ["First?", "Second?", "Third?"] {
+        let op = format!(r#"{{"op":"add_question","page":"alpha","question":"{q}"}}"#);
+        let mut cmd = v.command("wiki");
+        cmd.args(["apply"]).env("WIKI_AUTO_PACK", "never");
+        wiki_testkit::output(cmd, Some(op.as_bytes())).expect_code(0);
+    }
+    let loose = loose_objects(&v);
+    assert!(loose > 20, "{loose} loose objects");
+    let versions: Vec<String> = (0..4)
+        .map(|i| show(&v, &format!("HEAD~{i}:entities/alpha.md")))
+        .collect();
+
+    let r = v.run("wiki", &["gc"]);
+    r.expect_code(0);
+    let records = r.jsonl();
+    assert_eq!(records.len(), 1);
+    let rec = &records[0];
+    assert_eq!(rec["type"], "gc");
+    assert_eq!(rec["objects"], loose);
+    assert!(rec["deltas"].as_u64().unwrap() >= 2, "{rec}");
+    assert!(rec["packBytes"].as_u64().unwrap() < rec["looseBytes"].as_u64().unwrap());
+    let pack = rec["pack"].as_str().unwrap();
+    assert!(
+        pack.starts_with("objects/pack/pack-") && pack.ends_with(".pack"),
+        "{pack}"
+    );
+    assert!(v.path(&format!(".git/{pack}")).is_file());
+    assert_eq!(loose_objects(&v), 0);
+    v.git(&["fsck", "--strict", "--no-progress"]);
+    for (i, text) in versions.iter().enumerate() {
+        assert_eq!(&show(&v, &format!("HEAD~{i}:entities/alpha.md")), text);
+    }
+    assert_eq!(v.status(), "");
+
+    // Nothing left to pack.
+    let r = v.run("wiki", &["gc"]);
+    r.expect_code(0);
+    assert_eq!(
+        r.stdout,
+        "{\"type\":\"gc\",\"objects\":0,\"deltas\":0,\"looseBytes\":0,\"packBytes\":0,\"pack\":null}\n"
+    );
+    let r = v.run("wiki", &["gc", "--format", "text"]);
+    r.expect_code(0);
+    assert_eq!(r.stdout, "no loose objects\n");
+
+    // WIKI_AUTO_PACK=always: the commit packs what it wrote.
+    let mut cmd = v.command("wiki");
+    cmd.args(["apply"]).env("WIKI_AUTO_PACK", "always");
+    wiki_testkit::output(
+        cmd,
+        Some(br#"{"op":"add_question","page":"alpha","question":"Fourth?"}"#),
+    )
+    .expect_code(0);
+    assert_eq!(loose_objects(&v), 0);
+    assert!(v.read("entities/alpha.md").contains("  - Fourth?\n"));
+    v.git(&["fsck", "--strict", "--no-progress"]);
+}

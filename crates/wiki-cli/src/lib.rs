@@ -353,6 +353,27 @@ pub fn env_flag(name: &str) -> bool {
     std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The running program's name (`wiki`, `wiki-apply`, …), for `<program>: <message>` lines.
+pub fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "wiki".to_string())
+}
+
+/// Report a failed automatic packing of loose objects after a commit (the commit succeeded).
+pub fn warn_pack_error(error: Option<&str>) {
+    if let Some(e) = error {
+        warn(
+            &program_name(),
+            &format!(
+                "warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): {e}"
+            ),
+        );
+    }
+}
+
 /// Print a diagnostic line on stderr (`<program>: <message>`). Errors writing to stderr are ignored.
 pub fn warn(program: &str, message: &str) {
     let _ = writeln!(io::stderr(), "{program}: {message}");

@@ -355,6 +355,9 @@ impl VaultContext {
             Some(lock) => self.store.commit_locked(lock, &req),
             None => self.store.commit(&req),
         };
+        if let Ok(done) = &outcome {
+            wiki_cli::warn_pack_error(done.pack_error.as_deref());
+        }
         outcome.map_err(|e| match e {
             e @ wiki_store::Error::Conflict { .. } => CliError::Runtime(format!(
                 "{}; another writer changed the branch since it was read, run the command again",

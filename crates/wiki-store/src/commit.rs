@@ -89,7 +89,7 @@ impl Store {
         self.commit_inner(&lock, req, Stop::AfterRefUpdate)
     }
 
-    fn check_lock(&self, lock: &VaultLock) -> Result<()> {
+    pub(crate) fn check_lock(&self, lock: &VaultLock) -> Result<()> {
         let expected = self.lock_path();
         if lock.path() != expected {
             return Err(Error::ForeignLock {
@@ -324,6 +324,12 @@ impl Store {
         );
         self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
         outcome.commit = Some(built.commit);
+        if stop == Stop::Never {
+            match self.auto_pack(&repo) {
+                Ok(packed) => outcome.packed = packed,
+                Err(e) => outcome.pack_error = Some(e.to_string()),
+            }
+        }
         let mut written: Vec<String> = built.changed.iter().map(|(p, _)| p.to_string()).collect();
         written.sort();
         outcome.written = written;

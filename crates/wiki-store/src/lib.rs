@@ -96,6 +96,16 @@
 //! the lock would wait for yourself). The locks directory contains a `.gitignore` ignoring
 //! everything in it, so neither lock nor journal ever shows up in `git status`.
 //!
+//! # Packing loose objects
+//!
+//! [`Store::pack_loose_objects`] writes every loose object into one new pack, successive
+//! versions of each file and directory as deltas (newest whole), and removes the loose copies
+//! once the pack and its index are on disk. A commit does it by itself, still holding the lock,
+//! when the loose objects are estimated to exceed 64 MiB or `gc.auto` objects
+//! ([`CommitOutcome::packed`]; a failure there is reported in [`CommitOutcome::pack_error`]
+//! and loses nothing). `gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
+//! `WIKI_AUTO_PACK=always` packs after every commit.
+//!
 //! # Identity and time
 //!
 //! Author and committer come from (first hit wins, name and email independently):
@@ -137,10 +147,12 @@
 
 mod branches;
 mod commit;
+mod delta;
 mod env;
 mod error;
 mod journal;
 mod lock;
+mod maintain;
 mod message;
 mod pack;
 mod paths;
@@ -155,6 +167,7 @@ pub use env::{DEFAULT_EMAIL, DEFAULT_NAME, EnvSource};
 pub use error::{Error, Result};
 pub use gix::ObjectId;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
+pub use maintain::PackOutcome;
 pub use message::parse_trailers;
 
 use error::GitResultExt;
@@ -259,6 +272,11 @@ pub struct CommitOutcome {
     pub human_commit: Option<ObjectId>,
     /// Vault paths the tool commit changed (sorted).
     pub written: Vec<String>,
+    /// Loose objects packed after the commit (see [`Store::pack_loose_objects`]), if that ran.
+    pub packed: Option<PackOutcome>,
+    /// Why packing loose objects after the commit failed (the commit itself succeeded and
+    /// nothing was removed); callers report it as a warning.
+    pub pack_error: Option<String>,
 }
 
 /// Metadata of one commit.

@@ -85,15 +85,7 @@ fn encode_entries(blobs: &[(ObjectId, &[u8])]) -> std::io::Result<Encoded> {
     let mut compress = Compress::new(gix::zlib::Compression::BEST_SPEED);
     for (id, data) in blobs {
         let offset = out.len();
-        let mut size = data.len() as u64;
-        let mut byte = (OBJ_BLOB << 4) | (size & 0x0f) as u8;
-        size >>= 4;
-        while size != 0 {
-            out.push(byte | 0x80);
-            byte = (size & 0x7f) as u8;
-            size >>= 7;
-        }
-        out.push(byte);
+        out.extend_from_slice(&entry_header(OBJ_BLOB, data.len() as u64));
         deflate(&mut compress, data, &mut out)?;
         entries.push((*id, crc32(&out[offset..]), offset as u64));
     }
@@ -154,13 +146,23 @@ pub(crate) fn write_blobs(
     let pack_hash = sha1_smol::Sha1::from(&pack).digest().bytes();
     pack.extend_from_slice(&pack_hash);
 
-    // Index v2.
+    let idx = build_index(&mut entries, &pack_hash);
+    let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
+    let pack_path = pack_dir.join(format!("pack-{name}.pack"));
+    persist(&pack_dir, &pack, &pack_path)?;
+    persist(&pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
+    Ok(pack_path)
+}
+
+/// Index (version 2) of a pack whose entries are `(id, crc32, offset)` (sorted here) and whose
+/// trailing hash is `pack_hash`.
+fn build_index(entries: &mut [(ObjectId, u32, u64)], pack_hash: &[u8; 20]) -> Vec<u8> {
     entries.sort_by_key(|e| e.0);
     let mut idx = Vec::with_capacity(8 + 1024 + entries.len() * 28 + 40);
     idx.extend_from_slice(&[0xff, b't', b'O', b'c']);
     idx.extend_from_slice(&2u32.to_be_bytes());
     let mut fanout = [0u32; 256];
-    for (id, _, _) in &entries {
+    for (id, _, _) in entries.iter() {
         fanout[id.as_bytes()[0] as usize] += 1;
     }
     let mut total = 0u32;
@@ -168,14 +170,14 @@ pub(crate) fn write_blobs(
         total += count;
         idx.extend_from_slice(&total.to_be_bytes());
     }
-    for (id, _, _) in &entries {
+    for (id, _, _) in entries.iter() {
         idx.extend_from_slice(id.as_bytes());
     }
-    for (_, crc, _) in &entries {
+    for (_, crc, _) in entries.iter() {
         idx.extend_from_slice(&crc.to_be_bytes());
     }
     let mut large = Vec::new();
-    for (_, _, offset) in &entries {
+    for (_, _, offset) in entries.iter() {
         if *offset < 0x8000_0000 {
             idx.extend_from_slice(&(*offset as u32).to_be_bytes());
         } else {
@@ -186,15 +188,168 @@ pub(crate) fn write_blobs(
     for offset in large {
         idx.extend_from_slice(&offset.to_be_bytes());
     }
-    idx.extend_from_slice(&pack_hash);
+    idx.extend_from_slice(pack_hash);
     let idx_hash = sha1_smol::Sha1::from(&idx).digest().bytes();
     idx.extend_from_slice(&idx_hash);
+    idx
+}
 
-    let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
-    let pack_path = pack_dir.join(format!("pack-{name}.pack"));
-    persist(&pack_dir, &pack, &pack_path)?;
-    persist(&pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
-    Ok(pack_path)
+/// Pack entry type of a delta against an earlier entry of the same pack.
+const OBJ_OFS_DELTA: u8 = 6;
+
+/// Pack entry type of an object kind.
+pub(crate) fn entry_type(kind: gix::object::Kind) -> u8 {
+    match kind {
+        gix::object::Kind::Commit => 1,
+        gix::object::Kind::Tree => 2,
+        gix::object::Kind::Blob => OBJ_BLOB,
+        gix::object::Kind::Tag => 4,
+    }
+}
+
+/// A pack written entry by entry to a temporary file in `objects/pack/` (for packing loose
+/// objects, which may not fit in memory at once). [`PackWriter::finish`] adds the trailer,
+/// writes the index and renames both into place like [`write_blobs`].
+pub(crate) struct PackWriter {
+    pack_dir: std::path::PathBuf,
+    file: std::io::BufWriter<tempfile::NamedTempFile>,
+    hasher: sha1_smol::Sha1,
+    offset: u64,
+    expected: u32,
+    entries: Vec<(ObjectId, u32, u64)>,
+    compress: Compress,
+    scratch: Vec<u8>,
+}
+
+impl PackWriter {
+    /// Start a pack that will hold exactly `count` entries.
+    pub(crate) fn new(objects_dir: &Path, count: u32) -> Result<PackWriter> {
+        let pack_dir = objects_dir.join("pack");
+        std::fs::create_dir_all(&pack_dir).map_err(|e| Error::io(&pack_dir, e))?;
+        let tmp = tempfile::Builder::new()
+            .prefix("tmp_pack_")
+            .tempfile_in(&pack_dir)
+            .map_err(|e| Error::io(&pack_dir, e))?;
+        let mut writer = PackWriter {
+            pack_dir,
+            file: std::io::BufWriter::with_capacity(1 << 20, tmp),
+            hasher: sha1_smol::Sha1::new(),
+            offset: 0,
+            expected: count,
+            entries: Vec::with_capacity(count as usize),
+            compress: Compress::new(gix::zlib::Compression::BEST_SPEED),
+            scratch: Vec::new(),
+        };
+        let mut header = Vec::with_capacity(12);
+        header.extend_from_slice(b"PACK");
+        header.extend_from_slice(&2u32.to_be_bytes());
+        header.extend_from_slice(&count.to_be_bytes());
+        writer.emit(&header)?;
+        Ok(writer)
+    }
+
+    fn emit(&mut self, bytes: &[u8]) -> Result<()> {
+        self.hasher.update(bytes);
+        self.file
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.pack_dir, e))?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Offset the next entry will have.
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    fn entry(&mut self, id: ObjectId, header: &[u8], data: &[u8]) -> Result<u64> {
+        let offset = self.offset;
+        let mut bytes = std::mem::take(&mut self.scratch);
+        bytes.clear();
+        bytes.extend_from_slice(header);
+        deflate(&mut self.compress, data, &mut bytes).map_err(|e| Error::io(&self.pack_dir, e))?;
+        let crc = crc32(&bytes);
+        self.emit(&bytes)?;
+        self.scratch = bytes;
+        self.entries.push((id, crc, offset));
+        Ok(offset)
+    }
+
+    /// Add object `id` whole; returns its offset.
+    pub(crate) fn add_whole(&mut self, id: ObjectId, kind: u8, data: &[u8]) -> Result<u64> {
+        let header = entry_header(kind, data.len() as u64);
+        self.entry(id, &header, data)
+    }
+
+    /// Add object `id` as `delta` against the entry at `base_offset`; returns its offset.
+    pub(crate) fn add_delta(
+        &mut self,
+        id: ObjectId,
+        base_offset: u64,
+        delta: &[u8],
+    ) -> Result<u64> {
+        let mut header = entry_header(OBJ_OFS_DELTA, delta.len() as u64);
+        // Distance back to the base, in git's "offset encoding" (big-endian base-128 where
+        // every continued byte also adds one).
+        let mut distance = self.offset - base_offset;
+        let mut encoded = vec![(distance & 0x7f) as u8];
+        distance >>= 7;
+        while distance != 0 {
+            distance -= 1;
+            encoded.push(0x80 | (distance & 0x7f) as u8);
+            distance >>= 7;
+        }
+        encoded.reverse();
+        header.extend_from_slice(&encoded);
+        self.entry(id, &header, delta)
+    }
+
+    /// Write the trailer and the index, fsync both and rename them into place (pack first).
+    /// Returns the pack's path.
+    pub(crate) fn finish(mut self) -> Result<std::path::PathBuf> {
+        if self.entries.len() != self.expected as usize {
+            return Err(Error::io(
+                &self.pack_dir,
+                std::io::Error::other(format!(
+                    "pack announced {} objects but holds {}",
+                    self.expected,
+                    self.entries.len()
+                )),
+            ));
+        }
+        let pack_hash = self.hasher.digest().bytes();
+        self.file
+            .write_all(&pack_hash)
+            .map_err(|e| Error::io(&self.pack_dir, e))?;
+        let tmp = self
+            .file
+            .into_inner()
+            .map_err(|e| Error::io(&self.pack_dir, e.into_error()))?;
+        let idx = build_index(&mut self.entries, &pack_hash);
+        let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
+        let pack_path = self.pack_dir.join(format!("pack-{name}.pack"));
+        seal(tmp, &pack_path)?;
+        persist(
+            &self.pack_dir,
+            &idx,
+            &self.pack_dir.join(format!("pack-{name}.idx")),
+        )?;
+        Ok(pack_path)
+    }
+}
+
+/// Pack entry header: type and size (base-128, low four bits first).
+fn entry_header(kind: u8, mut size: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(10);
+    let mut byte = (kind << 4) | (size & 0x0f) as u8;
+    size >>= 4;
+    while size != 0 {
+        out.push(byte | 0x80);
+        byte = (size & 0x7f) as u8;
+        size >>= 7;
+    }
+    out.push(byte);
+    out
 }
 
 /// Temporary file in `dir`, written, fsynced, made read-only, renamed to `dest`.
@@ -204,6 +359,11 @@ fn persist(dir: &Path, bytes: &[u8], dest: &Path) -> Result<()> {
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
+    seal(tmp, dest)
+}
+
+/// Fsync a written temporary file, make it read-only and rename it to `dest`.
+fn seal(tmp: tempfile::NamedTempFile, dest: &Path) -> Result<()> {
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io(tmp.path(), e))?;

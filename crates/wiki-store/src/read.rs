@@ -259,7 +259,10 @@ pub(crate) fn subtree(
 }
 
 /// Entries of tree `id`, by name.
-fn tree_entries(repo: &gix::Repository, id: ObjectId) -> Result<BTreeMap<BString, Entry>> {
+pub(crate) fn tree_entries(
+    repo: &gix::Repository,
+    id: ObjectId,
+) -> Result<BTreeMap<BString, Entry>> {
     let tree = repo.find_tree(id).git_ctx(|| format!("read tree {id}"))?;
     let decoded = tree.decode().git_ctx(|| format!("decode tree {id}"))?;
     Ok(decoded
@@ -277,7 +280,7 @@ fn tree_entries(repo: &gix::Repository, id: ObjectId) -> Result<BTreeMap<BString
         .collect())
 }
 
-fn join(base: &str, name: &[u8]) -> String {
+pub(crate) fn join(base: &str, name: &[u8]) -> String {
     let name = name.to_str_lossy();
     if base.is_empty() {
         name.into_owned()

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod apply;
+pub mod gc;
 pub mod history;
 pub mod rollback;
 
@@ -19,11 +20,7 @@ pub fn compiler(no_compile: bool) -> Box<dyn Compiler> {
 
 /// The running program's name (`wiki` or `wiki-apply`), for `<program>: <message>` lines.
 pub fn program() -> String {
-    std::env::args_os()
-        .next()
-        .map(std::path::PathBuf::from)
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "wiki".to_string())
+    wiki_cli::program_name()
 }
 
 /// The command line of the `wiki-apply` binary: `apply`'s arguments at the top level plus the

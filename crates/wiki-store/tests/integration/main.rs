@@ -6,6 +6,7 @@ mod branch;
 mod branches;
 mod concurrency;
 mod human;
+mod maintain;
 mod perf;
 mod read;
 mod recovery;
