@@ -334,6 +334,24 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Index slots of a repository handle: gix fixes their number when a repository is opened,
+/// and a handle whose slots are all taken fails every lookup that needs a pack made since
+/// ("too few index slots"). Packs appear while a process runs (other writers pack loose objects
+/// after their commits: see [`Store::pack_loose_objects`]), so keep plenty spare.
+const INDEX_SLOTS: gix::odb::store::init::Slots =
+    gix::odb::store::init::Slots::AsNeededByDiskState {
+        multiplier: 2.0,
+        minimum: 256,
+    };
+
+/// [`gix::ThreadSafeRepository::discover`] with [`INDEX_SLOTS`].
+fn discover(dir: &Path) -> std::result::Result<gix::ThreadSafeRepository, gix::Error> {
+    let mut options = gix::sec::trust::Mapping::<gix::open::Options>::default();
+    options.full = options.full.object_store_slots(INDEX_SLOTS);
+    options.reduced = options.reduced.object_store_slots(INDEX_SLOTS);
+    gix::ThreadSafeRepository::discover_opts(dir, Default::default(), options)
+}
+
 fn is_not_found(err: &gix::Error) -> bool {
     use gix::discover::upwards::Error as E;
     matches!(
@@ -360,7 +378,7 @@ impl Store {
     /// Like [`Store::open`], reading identity/time variables from `env`.
     pub fn open_with(vault_dir: &Path, env: EnvSource) -> Result<Store> {
         let vault = std::fs::canonicalize(vault_dir).map_err(|e| Error::io(vault_dir, e))?;
-        let repo = match gix::ThreadSafeRepository::discover(&vault) {
+        let repo = match discover(&vault) {
             Ok(repo) => repo,
             Err(e) if is_not_found(&e) => {
                 return Err(Error::NotARepository { path: vault });

@@ -16,9 +16,15 @@
 //! is removed; readers that miss a loose object find it in the new pack (git and gix re-scan
 //! the pack directory on a miss). Unreachable loose objects are packed whole, not pruned.
 //!
+//! [`Store::repack_objects`] also merges every pack except the largest one (and packs with a
+//! `.keep` file) into the new pack and then removes them (index first), so the number of packs
+//! stays small: each pack is one more index for every object lookup, and gix sizes its table of
+//! pack indices when a repository is opened.
+//!
 //! A commit packs by itself when the loose objects are estimated (from a sample of 16 of the
 //! 256 object directories, as git samples one) to exceed 64 MiB or `gc.auto` objects, unless
-//! `gc.auto` is 0 or `WIKI_AUTO_PACK=never`; `WIKI_AUTO_PACK=always` packs after every commit.
+//! `gc.auto` is 0 or `WIKI_AUTO_PACK=never`; it merges packs too when that would leave more than
+//! `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,6 +40,9 @@ const AUTO_PACK_BYTES: u64 = 64 << 20;
 
 /// git's default `gc.auto`.
 const DEFAULT_GC_AUTO: i64 = 6700;
+
+/// git's default `gc.autoPackLimit`: more packs than this are merged.
+const DEFAULT_PACK_LIMIT: i64 = 50;
 
 /// Longest chain of deltas (git's default `pack.depth`).
 const MAX_DEPTH: usize = 50;
@@ -52,6 +61,8 @@ pub struct PackOutcome {
     pub loose_bytes: u64,
     /// Size of the new pack file.
     pub pack_bytes: u64,
+    /// Earlier packs whose objects went into the new pack (and that were then removed).
+    pub packs_merged: usize,
     /// The new pack; `None` when there was no loose object.
     pub pack: Option<PathBuf>,
 }
@@ -59,7 +70,10 @@ pub struct PackOutcome {
 /// When a commit packs loose objects by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Policy {
-    Auto { max_objects: Option<u64> },
+    /// When the loose objects are estimated to exceed 64 MiB or `max_objects`.
+    Auto {
+        max_objects: Option<u64>,
+    },
     Always,
     Never,
 }
@@ -92,42 +106,88 @@ fn loose_in(objects_dir: &Path, dir: &str, out: &mut Vec<(ObjectId, u64)>) -> Re
     Ok(())
 }
 
+/// The files of one pack.
+struct PackFiles {
+    idx: PathBuf,
+    pack: PathBuf,
+    /// Size of the `.pack` file.
+    bytes: u64,
+}
+
+/// The packs of `objects_dir/pack` that may be merged: an index with its pack, no `.keep`
+/// file, not a temporary file.
+fn packs_in(objects_dir: &Path) -> Vec<PackFiles> {
+    let dir = objects_dir.join("pack");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<PackFiles> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let stem = name.strip_prefix("pack-")?.strip_suffix(".idx")?;
+            let pack = dir.join(format!("pack-{stem}.pack"));
+            if dir.join(format!("pack-{stem}.keep")).exists() {
+                return None;
+            }
+            let bytes = std::fs::metadata(&pack).ok()?.len();
+            Some(PackFiles {
+                idx: entry.path(),
+                pack,
+                bytes,
+            })
+        })
+        .collect();
+    packs.sort_by(|a, b| a.idx.cmp(&b.idx));
+    packs
+}
+
 impl Store {
     fn objects_dir(repo: &gix::Repository) -> PathBuf {
         repo.objects.store_ref().path().to_path_buf()
     }
 
-    fn auto_pack_policy(&self, repo: &gix::Repository) -> Policy {
-        match self
+    /// When to pack, and how many packs at most to leave (`None`: no limit).
+    fn auto_pack_policy(&self, repo: &gix::Repository) -> (Policy, Option<usize>) {
+        let pack_limit = repo
+            .config_snapshot()
+            .integer("gc.autoPackLimit")
+            .unwrap_or(DEFAULT_PACK_LIMIT);
+        let max_packs = usize::try_from(pack_limit).ok().filter(|&n| n > 0);
+        let policy = match self
             .env
             .get("WIKI_AUTO_PACK")
             .map(|v| v.trim().to_ascii_lowercase())
             .as_deref()
         {
-            Some("never" | "0" | "false" | "off") => return Policy::Never,
-            Some("always") => return Policy::Always,
-            _ => {}
-        }
-        let gc_auto = repo
-            .config_snapshot()
-            .integer("gc.auto")
-            .unwrap_or(DEFAULT_GC_AUTO);
-        if gc_auto == 0 {
-            return Policy::Never;
-        }
-        Policy::Auto {
-            max_objects: u64::try_from(gc_auto).ok().filter(|&n| n > 0),
-        }
+            Some("never" | "0" | "false" | "off") => Policy::Never,
+            Some("always") => Policy::Always,
+            _ => {
+                let gc_auto = repo
+                    .config_snapshot()
+                    .integer("gc.auto")
+                    .unwrap_or(DEFAULT_GC_AUTO);
+                if gc_auto == 0 {
+                    Policy::Never
+                } else {
+                    Policy::Auto {
+                        max_objects: u64::try_from(gc_auto).ok().filter(|&n| n > 0),
+                    }
+                }
+            }
+        };
+        (policy, max_packs)
     }
 
     /// After a commit (lock held): pack the loose objects when the policy says so. Errors are
     /// returned for the caller to report; the commit itself has already succeeded.
     pub(crate) fn auto_pack(&self, repo: &gix::Repository) -> Result<Option<PackOutcome>> {
-        let wanted = match self.auto_pack_policy(repo) {
+        let objects_dir = Self::objects_dir(repo);
+        let (policy, max_packs) = self.auto_pack_policy(repo);
+        let wanted = match policy {
             Policy::Never => false,
             Policy::Always => true,
             Policy::Auto { max_objects } => {
-                let objects_dir = Self::objects_dir(repo);
                 let mut sample = Vec::new();
                 for i in 0..16 {
                     loose_in(&objects_dir, &hex_dir(i * 17), &mut sample)?;
@@ -141,7 +201,9 @@ impl Store {
         if !wanted {
             return Ok(None);
         }
-        let outcome = self.pack_loose(repo)?;
+        // The pack this makes counts too.
+        let merge = max_packs.is_some_and(|max| packs_in(&objects_dir).len() + 1 > max);
+        let outcome = self.repack(repo, merge)?;
         trace::mark("pack loose objects");
         Ok(Some(outcome))
     }
@@ -150,28 +212,54 @@ impl Store {
     /// (see the module documentation of `maintain`). Takes the vault lock.
     pub fn pack_loose_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.pack_loose(&self.repo())
+        self.repack(&self.repo(), false)
     }
 
     /// Like [`Store::pack_loose_objects`], for callers that already hold this vault's lock.
     pub fn pack_loose_objects_locked(&self, lock: &VaultLock) -> Result<PackOutcome> {
         self.check_lock(lock)?;
-        self.pack_loose(&self.repo())
+        self.repack(&self.repo(), false)
     }
 
-    fn pack_loose(&self, repo: &gix::Repository) -> Result<PackOutcome> {
+    /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
+    /// with a `.keep` file) into the new pack too, removing them once it is in place: the
+    /// repository is left with at most two packs besides kept ones. Takes the vault lock.
+    pub fn repack_objects(&self) -> Result<PackOutcome> {
+        let _lock = self.lock()?;
+        self.repack(&self.repo(), true)
+    }
+
+    fn repack(&self, repo: &gix::Repository, merge_packs: bool) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
         let mut loose = Vec::new();
         for i in 0..256 {
             loose_in(&objects_dir, &hex_dir(i), &mut loose)?;
         }
-        if loose.is_empty() {
+        let mut merged: Vec<PackFiles> = Vec::new();
+        if merge_packs {
+            merged = packs_in(&objects_dir);
+            // The largest pack (usually the vault's first compile) stays as it is.
+            if let Some((largest, _)) = merged.iter().enumerate().max_by_key(|(_, p)| p.bytes) {
+                merged.remove(largest);
+            }
+            if merged.len() < 2 && loose.is_empty() {
+                merged.clear();
+            }
+        }
+        if loose.is_empty() && merged.is_empty() {
             return Ok(PackOutcome::default());
         }
-        loose.sort();
         let loose_bytes = loose.iter().map(|(_, s)| s).sum();
-        let ids: HashSet<ObjectId> = loose.iter().map(|(id, _)| *id).collect();
-        let chains = version_chains(repo, &ids)?;
+        let mut ids: Vec<ObjectId> = loose.iter().map(|(id, _)| *id).collect();
+        for pack in &merged {
+            let index = gix::odb::pack::index::File::at(&pack.idx, gix::hash::Kind::Sha1)
+                .map_err(|e| Error::io(&pack.idx, std::io::Error::other(e.to_string())))?;
+            ids.extend(index.iter().map(|e| e.oid));
+        }
+        ids.sort();
+        ids.dedup();
+        let ids_set: HashSet<ObjectId> = ids.iter().copied().collect();
+        let chains = version_chains(repo, &ids_set)?;
         let in_chain: HashSet<ObjectId> = chains.values().flatten().copied().collect();
 
         let count = u32::try_from(ids.len()).map_err(|_| {
@@ -189,7 +277,7 @@ impl Store {
             Ok((object.kind, object.data))
         };
         // Everything outside the chains whole.
-        for (id, _) in &loose {
+        for id in &ids {
             if in_chain.contains(id) {
                 continue;
             }
@@ -233,7 +321,8 @@ impl Store {
         }
         let pack_bytes = writer.offset() + 20;
         let pack_path = writer.finish()?;
-        // Only now, with the pack and its index in place, drop the loose copies.
+        // Only now, with the pack and its index in place, drop the loose copies and the merged
+        // packs (index first: a pack is found through its index).
         for (id, _) in &loose {
             let hex = id.to_hex().to_string();
             let path = objects_dir.join(&hex[..2]).join(&hex[2..]);
@@ -243,11 +332,25 @@ impl Store {
                 Err(e) => return Err(Error::io(&path, e)),
             }
         }
+        for pack in &merged {
+            for path in [&pack.idx, &pack.pack]
+                .into_iter()
+                .cloned()
+                .chain(["rev", "bitmap"].map(|ext| pack.pack.with_extension(ext)))
+            {
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(Error::io(&path, e)),
+                }
+            }
+        }
         Ok(PackOutcome {
-            objects: loose.len(),
+            objects: ids.len(),
             deltas,
             loose_bytes,
             pack_bytes,
+            packs_merged: merged.len(),
             pack: Some(pack_path),
         })
     }

@@ -6,18 +6,22 @@ use wiki_store::Store;
 
 use crate::error::Error;
 
-/// Pack the repository's loose objects into one pack, successive versions of a file as deltas.
+/// Pack the repository's loose objects (and merge its smaller packs) into one pack, successive
+/// versions of a file as deltas.
 ///
 /// Every commit stores each changed file whole as a loose object; a large vault's dashboards
-/// make that megabytes per operation. Commits already do this by themselves once the loose
-/// objects are estimated to exceed 64 MiB or `gc.auto` objects (`gc.auto = 0` or
-/// `WIKI_AUTO_PACK=never` turns that off, `WIKI_AUTO_PACK=always` packs after every commit);
-/// `wiki gc` does it now. Loose objects are removed only after the pack and its index are
-/// safely on disk; nothing is pruned (unreachable objects are packed too). Works without the git
-/// binary; `git gc` remains the tool to merge packs and prune.
+/// make that megabytes per operation. Commits already pack by themselves once the loose objects
+/// are estimated to exceed 64 MiB or `gc.auto` objects, merging packs when there would be more
+/// than `gc.autoPackLimit` (50) (`gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
+/// `WIKI_AUTO_PACK=always` packs after every commit); `wiki gc` does it now: every loose object
+/// and every pack except the largest (and packs with a `.keep` file) go into one new pack. Loose
+/// objects and merged packs are removed only after the new pack and its index are safely on
+/// disk; nothing is pruned (unreachable objects are packed too). Works without the git binary;
+/// `git gc` remains the tool to prune.
 ///
-/// Output: one `{"type":"gc","objects","deltas","looseBytes","packBytes","pack"}` record
-/// (`pack` relative to the repository's git directory, `null` when there was nothing to pack).
+/// Output: one `{"type":"gc","objects","deltas","looseBytes","packBytes","packsMerged","pack"}`
+/// record (`pack` relative to the repository's git directory, `null` when there was nothing to
+/// pack).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {}
 
@@ -29,6 +33,7 @@ struct GcRecord {
     deltas: usize,
     loose_bytes: u64,
     pack_bytes: u64,
+    packs_merged: usize,
     pack: Option<String>,
 }
 
@@ -43,7 +48,7 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
     let vault = global.vault_dir()?;
     let store = Store::open(&vault).map_err(|e| CliError::from(Error::from(e)))?;
     let done = store
-        .pack_loose_objects()
+        .repack_objects()
         .map_err(|e| CliError::from(Error::from(e)))?;
     let pack = done.pack.as_ref().map(|p| {
         let mut parts: Vec<String> = p
@@ -61,6 +66,7 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
         deltas: done.deltas,
         loose_bytes: done.loose_bytes,
         pack_bytes: done.pack_bytes,
+        packs_merged: done.packs_merged,
         pack,
     };
     let mut out = Output::new();
@@ -68,12 +74,13 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
         Format::Json => out.json(&record)?,
         Format::Text => {
             if record.objects == 0 {
-                out.line("no loose objects")?;
+                out.line("nothing to pack")?;
             } else {
                 out.line(&format!(
-                    "packed {} loose objects ({} as deltas): {} -> {}",
+                    "packed {} objects ({} as deltas, {} packs merged): {} of loose objects -> {} pack",
                     record.objects,
                     record.deltas,
+                    record.packs_merged,
                     mib(record.loose_bytes),
                     mib(record.pack_bytes)
                 ))?;

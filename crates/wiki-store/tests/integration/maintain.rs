@@ -202,3 +202,145 @@ fn commits_pack_by_themselves_unless_told_not_to() {
     assert_eq!(loose_count(&f), 0);
     f.fsck();
 }
+
+#[test]
+fn a_store_opened_before_packing_still_reads_everything() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let reader =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let writer =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    for round in 0..20 {
+        // The reader has looked at the current state (indices and loose objects).
+        let tip = reader.branch_tip("main").expect("tip").expect("some tip");
+        assert!(
+            reader
+                .read_file(&tip.to_string(), "a.md")
+                .expect("read")
+                .is_some()
+        );
+        let content = format!("round {round}\n");
+        writer
+            .commit(&req(&[w("a.md", &content)], &format!("round {round}")))
+            .expect("commit");
+        if round % 3 == 2 {
+            // Packs the reader has open are merged and removed.
+            let done = writer.repack_objects().expect("repack");
+            assert!(done.packs_merged >= 2, "{done:?}");
+        }
+        // Everything the writer made is packed now and no longer loose.
+        let tip = reader
+            .branch_tip("main")
+            .expect("tip after packing")
+            .expect("some tip");
+        assert_eq!(
+            reader
+                .read_file(&tip.to_string(), "a.md")
+                .expect("read after packing"),
+            Some(content.into_bytes()),
+            "round {round}"
+        );
+    }
+}
+
+fn pack_count(f: &Fixture) -> usize {
+    std::fs::read_dir(f.path(".git/objects/pack"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
+    let f = Fixture::repo_with(&[("seed.md", "s\n")]);
+    let always =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    // A large first pack (the vault's first compile makes one), then one pack per commit.
+    let bulk: Vec<wiki_store::Change> = (0..100)
+        .map(|i| w(&format!("entities/e{i}.md"), &dashboard(200, i, i)))
+        .collect();
+    always.commit(&req(&bulk, "bulk")).expect("bulk commit");
+    let idx_names = || -> Vec<(u64, String)> {
+        let mut names: Vec<(u64, String)> = std::fs::read_dir(f.path(".git/objects/pack"))
+            .expect("pack dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".idx"))
+            .map(|n| {
+                let pack = f.path(&format!(".git/objects/pack/{}", n.replace(".idx", ".pack")));
+                (std::fs::metadata(pack).expect("pack").len(), n)
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    // The bulk commit's blobs (a pack of their own) and the rest of it (packed after it).
+    let after_bulk = idx_names();
+    assert_eq!(after_bulk.len(), 2);
+    let kept = after_bulk[0].1.clone();
+    for version in 1..=8 {
+        let changes = [w("reports/r.md", &dashboard(400, version, version))];
+        always
+            .commit(&req(&changes, &format!("op {version}")))
+            .expect("commit");
+    }
+    assert_eq!(
+        pack_count(&f),
+        1 + 1 + 8,
+        "bulk pack, its packed loose objects, 8 more"
+    );
+    // A kept pack is left alone (here: the bulk commit's commit and trees).
+    std::fs::write(
+        f.path(&format!(
+            ".git/objects/pack/{}",
+            kept.replace(".idx", ".keep")
+        )),
+        "",
+    )
+    .expect("keep file");
+    let versions: Vec<String> = (0..8)
+        .map(|i| f.show(&format!("HEAD~{i}:reports/r.md")))
+        .collect();
+
+    let store =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let done = store.repack_objects().expect("repack");
+    // Ten packs: one kept, the largest left, eight merged; the seven older dashboards as
+    // deltas (the trees are too small to be worth one).
+    assert_eq!(done.packs_merged, 8, "{done:?}");
+    assert_eq!(done.deltas, 7, "{done:?}");
+    assert_eq!(pack_count(&f), 3);
+    assert!(f.path(&format!(".git/objects/pack/{kept}")).exists());
+    f.fsck();
+    for (i, text) in versions.iter().enumerate() {
+        assert_eq!(&f.show(&format!("HEAD~{i}:reports/r.md")), text);
+    }
+    assert_eq!(f.show("HEAD:entities/e7.md"), dashboard(200, 7, 7));
+    // Nothing left to merge.
+    assert_eq!(
+        store.repack_objects().expect("again"),
+        wiki_store::PackOutcome::default()
+    );
+
+    // gc.autoPackLimit bounds the packs that automatic packing leaves.
+    f.git(&["config", "gc.autoPackLimit", "4"]);
+    // (A store reads the configuration when it is opened.)
+    let always =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    for version in 9..=20 {
+        let changes = [w("reports/r.md", &dashboard(400, version, version))];
+        let done = always
+            .commit(&req(&changes, &format!("op {version}")))
+            .expect("commit");
+        assert_eq!(done.pack_error, None);
+        // Besides the kept pack (which git's limit does not count either).
+        let packs = pack_count(&f) - 1;
+        assert!(packs <= 4, "{packs} packs after op {version}");
+        assert!(packs >= 2, "{packs} packs after op {version}");
+    }
+    f.fsck();
+    assert_eq!(f.show("HEAD:reports/r.md"), dashboard(400, 20, 20));
+}
