@@ -649,7 +649,8 @@ fn temporary_files_of_killed_writers_are_removed() {
     // No process has this pid (pid_max is at most 2^22).
     let dead = [
         ".openclaw-wiki/cache/.agent-digest.json.999999999-0.tmp",
-        ".openclaw-wiki/tmp/.parse-cache.bin.999999999-1.tmp",
+        // A small change saves the parse cache as its delta file.
+        ".openclaw-wiki/tmp/.parse-cache.delta.999999999-1.tmp",
     ];
     let live = format!(
         ".openclaw-wiki/cache/.agent-digest.json.{}-0.tmp",
@@ -661,13 +662,14 @@ fn temporary_files_of_killed_writers_are_removed() {
     ]) {
         v.write(f, "partial");
     }
-    // A meaningful edit: the compile rewrites the digest and the parse cache.
+    // A meaningful edit: the compile rewrites the digest and the parse cache's delta file.
     let text = v.read("entities/carol.md").replace(
         "questions: Is Carol still on the release rotation?",
         "questions: Is Carol on call?",
     );
     v.write("entities/carol.md", text);
     v.run("wiki", &["compile"]).expect_code(0);
+    assert!(v.exists(".openclaw-wiki/tmp/parse-cache.delta"));
     for f in dead {
         assert!(!v.exists(f), "{f} removed");
     }

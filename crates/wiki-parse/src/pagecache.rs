@@ -20,6 +20,17 @@
 //! fails the checksum, comes from another tool version or does not decode is ignored as a whole
 //! (every page is parsed again), so a damaged cache can cost time but never change a result.
 //!
+//! # Delta file
+//!
+//! Saving the whole cache after a run that changed a few pages (an apply) would rewrite
+//! megabytes for nothing, so such a save writes `parse-cache.delta` beside it instead: `WIKIPD` +
+//! format byte, the tool version, the checksum of the cache file it applies to, the label, the
+//! changed entries (encoded as in the cache file), the removed paths, and a checksum. A reader
+//! applies it only when it belongs to the cache file present (same checksum); otherwise, or when
+//! it is damaged, it is ignored (pages parsed again, nothing else). Once the changes since the
+//! cache file pass [`DELTA_MAX_ENTRIES`] entries or half its size, the next save writes the
+//! whole cache again and removes the delta.
+//!
 //! # Stat data: not reading unchanged pages at all
 //!
 //! Like git's index, an entry can carry the stat data ([`FileStat`]: device, inode, size,
@@ -48,6 +59,14 @@ use crate::vault::PageKind;
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
 const CACHE_FILE: &str = "parse-cache.bin";
 const MAGIC: &[u8; 7] = b"WIKIPC\x04";
+/// The delta file (changes since the cache file), vault-relative.
+pub const DELTA_PATH: &str = ".openclaw-wiki/tmp/parse-cache.delta";
+const DELTA_FILE: &str = "parse-cache.delta";
+const DELTA_MAGIC: &[u8; 7] = b"WIKIPD\x01";
+/// A save that changes at most this many entries, and at most half of the cache file's bytes,
+/// writes only the delta file (the re-rendered dashboards' entries alone are a fifth of it on a
+/// 10,000-page vault).
+const DELTA_MAX_ENTRIES: usize = 256;
 /// Entry header flag: stat data follows.
 const FLAG_STAT: u8 = 1;
 /// Entry header flag: the page's claims are all in its parsed form
@@ -176,8 +195,68 @@ struct Entry {
     stat: Option<FileStat>,
     /// [`PageInfo::claims_complete`] of the cached page.
     claims_complete: bool,
+    /// Whether the payload is in the delta file's buffer (else the cache file's).
+    delta: bool,
     start: usize,
     end: usize,
+}
+
+impl Entry {
+    /// Whether `other` records the same version with the same stat data and flags.
+    fn same(&self, blob: &[u8; 20], stat: Option<&FileStat>, claims_complete: bool) -> bool {
+        &self.blob == blob && self.stat.as_ref() == stat && self.claims_complete == claims_complete
+    }
+}
+
+/// One entry of a cache or delta file: path, blob id, flags, stat data, payload range.
+fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
+    let path = r.string().ok()?;
+    let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
+    let flags = r.byte().ok()?;
+    if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE) != 0 {
+        return None;
+    }
+    let stat = if flags & FLAG_STAT != 0 {
+        Some(FileStat::read(r).ok()?)
+    } else {
+        None
+    };
+    let claims_complete = flags & FLAG_CLAIMS_COMPLETE != 0;
+    let len = r.len().ok()?;
+    let start = r.pos;
+    r.bytes(len).ok()?;
+    Some((
+        path,
+        Entry {
+            blob,
+            stat,
+            claims_complete,
+            delta: false,
+            start,
+            end: start + len,
+        },
+    ))
+}
+
+/// Append one entry (as [`read_entry`] reads it) to `w`.
+fn write_entry(
+    w: &mut Writer,
+    path: &str,
+    blob: &[u8; 20],
+    stat: Option<&FileStat>,
+    claims_complete: bool,
+    payload: &[u8],
+) {
+    w.str(path);
+    w.0.extend_from_slice(blob);
+    w.0.push(
+        u8::from(stat.is_some()) * FLAG_STAT + u8::from(claims_complete) * FLAG_CLAIMS_COMPLETE,
+    );
+    if let Some(st) = stat {
+        st.write(&mut w.0);
+    }
+    w.len(payload.len());
+    w.0.extend_from_slice(payload);
 }
 
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
@@ -189,6 +268,12 @@ pub struct ParseCache {
     /// By path (foldhash: every page is looked up several times per run; iteration order is
     /// never relied on).
     entries: HashMap<String, Entry, foldhash::fast::RandomState>,
+    /// The delta file's bytes, when one was applied.
+    delta_buf: Vec<u8>,
+    /// Checksum of the cache file (`None`: no cache file).
+    base_sum: Option<u64>,
+    /// Paths of the cache file that the applied delta removed.
+    removed: Vec<String>,
 }
 
 impl ParseCache {
@@ -200,9 +285,95 @@ impl ParseCache {
     /// Read the cache of the vault at `vault_dir`; missing, damaged or foreign files give an
     /// empty cache.
     pub fn load(vault_dir: &Path) -> ParseCache {
-        match std::fs::read(vault_dir.join(CACHE_PATH)) {
+        let mut cache = match std::fs::read(vault_dir.join(CACHE_PATH)) {
             Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
             Err(_) => ParseCache::empty(),
+        };
+        if cache.base_sum.is_some()
+            && let Ok(delta) = std::fs::read(vault_dir.join(DELTA_PATH))
+        {
+            cache.apply_delta(delta);
+        }
+        cache
+    }
+
+    /// Apply a delta file's bytes (see the module docs); `false` (and nothing changed) when they
+    /// are damaged or belong to another cache file.
+    pub fn apply_delta(&mut self, buf: Vec<u8>) -> bool {
+        let Some(base_sum) = self.base_sum else {
+            return false;
+        };
+        let Some(body_len) = buf.len().checked_sub(8) else {
+            return false;
+        };
+        let (body, sum) = buf.split_at(body_len);
+        if checksum(body).to_le_bytes() != sum {
+            return false;
+        }
+        let decoded = (|| {
+            let mut r = Reader::new(body);
+            if r.bytes(DELTA_MAGIC.len()).ok()? != DELTA_MAGIC || r.string().ok()? != tool_id() {
+                return None;
+            }
+            let base: [u8; 8] = r.bytes(8).ok()?.try_into().ok()?;
+            if u64::from_le_bytes(base) != base_sum {
+                return None;
+            }
+            let label = r.string().ok()?;
+            let n = r.len().ok()?;
+            let mut entries = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                let (path, mut entry) = read_entry(&mut r)?;
+                entry.delta = true;
+                entries.push((path, entry));
+            }
+            let m = r.len().ok()?;
+            let mut removed = Vec::with_capacity(m.min(1 << 16));
+            for _ in 0..m {
+                removed.push(r.string().ok()?);
+            }
+            (r.pos == body.len()).then_some((label, entries, removed))
+        })();
+        let Some((label, entries, removed)) = decoded else {
+            return false;
+        };
+        self.label = label;
+        for path in &removed {
+            self.entries.remove(path);
+        }
+        self.entries.extend(entries);
+        self.removed = removed;
+        self.delta_buf = buf;
+        true
+    }
+
+    /// The encoded page of entry `e`.
+    fn payload(&self, e: &Entry) -> Option<&[u8]> {
+        let buf = if e.delta { &self.delta_buf } else { &self.buf };
+        buf.get(e.start..e.end)
+    }
+
+    /// The encoded form of `info`: copied from this cache when it holds the same version of the
+    /// page, else encoded into `scratch`.
+    fn payload_or_encode<'s>(
+        &'s self,
+        info: &PageInfo,
+        layout: TextLayout,
+        blob: &[u8; 20],
+        scratch: &'s mut Writer,
+    ) -> &'s [u8] {
+        match self
+            .entries
+            .get(&info.path)
+            .filter(|e| &e.blob == blob)
+            .and_then(|e| self.payload(e))
+        {
+            Some(bytes) => bytes,
+            None => {
+                scratch.0.clear();
+                encode_entry(scratch, info, layout);
+                &scratch.0[..]
+            }
         }
     }
 
@@ -224,39 +395,20 @@ impl ParseCache {
             foldhash::fast::RandomState::default(),
         );
         for _ in 0..n {
-            let path = r.string().ok()?;
-            let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
-            let flags = r.byte().ok()?;
-            if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE) != 0 {
-                return None;
-            }
-            let stat = if flags & FLAG_STAT != 0 {
-                Some(FileStat::read(&mut r).ok()?)
-            } else {
-                None
-            };
-            let claims_complete = flags & FLAG_CLAIMS_COMPLETE != 0;
-            let len = r.len().ok()?;
-            let start = r.pos;
-            r.bytes(len).ok()?;
-            entries.insert(
-                path,
-                Entry {
-                    blob,
-                    stat,
-                    claims_complete,
-                    start,
-                    end: start + len,
-                },
-            );
+            let (path, entry) = read_entry(&mut r)?;
+            entries.insert(path, entry);
         }
         if r.pos != body.len() {
             return None;
         }
+        let base_sum = u64::from_le_bytes(sum.try_into().ok()?);
         Some(ParseCache {
             label,
             buf,
             entries,
+            delta_buf: Vec::new(),
+            base_sum: Some(base_sum),
+            removed: Vec::new(),
         })
     }
 
@@ -293,7 +445,7 @@ impl ParseCache {
     /// [`ParseCache::get_any`] with the text layout.
     pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
         let e = self.entries.get(path)?;
-        let mut r = Reader::new(self.buf.get(e.start..e.end)?);
+        let mut r = Reader::new(self.payload(e)?);
         let (mut info, layout) = decode_entry(&mut r).ok()?;
         info.claims_complete = e.claims_complete;
         (info.path == path && r.pos == r.buf.len()).then_some((info, layout))
@@ -318,7 +470,7 @@ impl ParseCache {
         if hex_to_raw(blob_id)? != e.blob {
             return None;
         }
-        let payload = self.buf.get(e.start..e.end)?;
+        let payload = self.payload(e)?;
         Some(memchr::memmem::find(payload, needle).is_some())
     }
 
@@ -432,26 +584,16 @@ pub fn encode_reusing<'a>(
         let mut payload = Writer(Vec::with_capacity(4096));
         for (info, layout) in chunk {
             let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
-            let bytes = match prev.entries.get(&info.path) {
-                Some(e) if e.blob == blob => &prev.buf[e.start..e.end],
-                _ => {
-                    payload.0.clear();
-                    encode_entry(&mut payload, info, *layout);
-                    &payload.0[..]
-                }
-            };
-            w.str(&info.path);
-            w.0.extend_from_slice(&blob);
+            let bytes = prev.payload_or_encode(info, *layout, &blob, &mut payload);
             let st = stat(&info.path, &blob);
-            w.0.push(
-                u8::from(st.is_some()) * FLAG_STAT
-                    + u8::from(info.claims_complete) * FLAG_CLAIMS_COMPLETE,
+            write_entry(
+                &mut w,
+                &info.path,
+                &blob,
+                st.as_ref(),
+                info.claims_complete,
+                bytes,
             );
-            if let Some(st) = st {
-                st.write(&mut w.0);
-            }
-            w.len(bytes.len());
-            w.0.extend_from_slice(bytes);
         }
         w.0
     };
@@ -478,8 +620,93 @@ pub fn save<'a>(
     prev: &ParseCache,
     stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> std::io::Result<()> {
+    let pages: Vec<(&PageInfo, TextLayout)> = pages.into_iter().collect();
+    if let Some(delta) = encode_delta(label, &pages, prev, &stat) {
+        return crate::layout::write_ignored_file(
+            vault_dir,
+            crate::layout::TMP_DIR,
+            DELTA_FILE,
+            &delta,
+        );
+    }
     let bytes = encode_reusing(label, pages, prev, stat);
-    crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)
+    crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)?;
+    // The delta belonged to the previous cache file (a reader would ignore it anyway).
+    match std::fs::remove_file(vault_dir.join(DELTA_PATH)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The delta file that turns `prev`'s cache file into the cache of `pages`, when `prev` has a
+/// cache file and the changes are small enough (see the module docs).
+fn encode_delta(
+    label: &str,
+    pages: &[(&PageInfo, TextLayout)],
+    prev: &ParseCache,
+    stat: &(impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync),
+) -> Option<Vec<u8>> {
+    let base_sum = prev.base_sum?;
+    let mut w = Writer(Vec::with_capacity(4096));
+    w.0.extend_from_slice(DELTA_MAGIC);
+    w.str(&tool_id());
+    w.0.extend_from_slice(&base_sum.to_le_bytes());
+    w.str(label);
+    let mut changed: Vec<(&PageInfo, TextLayout, [u8; 20], Option<FileStat>)> = Vec::new();
+    let mut present: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+        std::collections::HashSet::with_capacity_and_hasher(pages.len(), Default::default());
+    for (info, layout) in pages {
+        let Some(blob) = hex_to_raw(&info.blob_id) else {
+            continue;
+        };
+        present.insert(info.path.as_str());
+        let st = stat(&info.path, &blob);
+        match prev.entries.get(&info.path) {
+            // Unchanged since the cache file: nothing to record.
+            Some(e) if !e.delta && e.same(&blob, st.as_ref(), info.claims_complete) => {}
+            _ => {
+                changed.push((info, *layout, blob, st));
+                if changed.len() > DELTA_MAX_ENTRIES {
+                    return None;
+                }
+            }
+        }
+    }
+    changed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    w.len(changed.len());
+    let mut payload = Writer(Vec::with_capacity(4096));
+    for (info, layout, blob, st) in &changed {
+        let bytes = prev.payload_or_encode(info, *layout, blob, &mut payload);
+        write_entry(
+            &mut w,
+            &info.path,
+            blob,
+            st.as_ref(),
+            info.claims_complete,
+            bytes,
+        );
+        if w.0.len() > prev.buf.len() / 2 {
+            return None;
+        }
+    }
+    // Paths of the cache file that are gone: those the previous delta removed, and every cached
+    // path no longer present (removing one the cache file lacks is harmless).
+    let mut removed: Vec<&str> = prev
+        .removed
+        .iter()
+        .map(String::as_str)
+        .chain(prev.entries.keys().map(String::as_str))
+        .filter(|p| !present.contains(p))
+        .collect();
+    removed.sort_unstable();
+    removed.dedup();
+    w.len(removed.len());
+    for path in removed {
+        w.str(path);
+    }
+    let sum = checksum(&w.0);
+    w.0.extend_from_slice(&sum.to_le_bytes());
+    Some(w.0)
 }
 
 fn raw_to_hex(raw: &[u8; 20]) -> String {
@@ -1123,5 +1350,108 @@ mod tests {
         let mid = flipped.len() / 2;
         flipped[mid] ^= 0x40;
         assert!(ParseCache::from_bytes(flipped).is_none());
+    }
+
+    /// Pages `entities/p<i>.md` for `i` in `range`, page `edited` with other text.
+    fn pages(range: std::ops::Range<usize>, edited: Option<usize>) -> Vec<Page> {
+        range
+            .map(|i| {
+                let text = RICH
+                    .replace("id: entity.alpha", &format!("id: entity.p{i}"))
+                    .replace(
+                        "Alpha ships.",
+                        if Some(i) == edited {
+                            "Edited."
+                        } else {
+                            "Alpha ships."
+                        },
+                    );
+                parse_page(&format!("entities/p{i}.md"), text.as_bytes()).unwrap()
+            })
+            .collect()
+    }
+
+    fn infos(pages: &[Page]) -> Vec<(&PageInfo, TextLayout)> {
+        pages.iter().map(|p| (&p.info, TextLayout::of(p))).collect()
+    }
+
+    /// Every entry of `cache` as (path, info, layout), sorted.
+    fn contents(cache: &ParseCache) -> Vec<(String, PageInfo, TextLayout)> {
+        let mut paths: Vec<&str> = cache.paths().collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|p| {
+                let (info, layout) = cache.get_any_with_layout(p).unwrap();
+                (p.to_string(), info, layout)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn small_changes_are_saved_as_a_delta_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        let stat = |_: &str, _: &[u8; 20]| None;
+        let first = pages(0..400, None);
+        save(vault, "one", infos(&first), &ParseCache::empty(), stat).unwrap();
+        let base = std::fs::read(vault.join(CACHE_PATH)).unwrap();
+        assert!(!vault.join(DELTA_PATH).exists());
+
+        // One page edited, one removed, one added: only the delta file is written.
+        let mut second = pages(0..400, Some(7));
+        second.remove(3);
+        second.extend(pages(400..401, None));
+        let prev = ParseCache::load(vault);
+        save(vault, "two", infos(&second), &prev, stat).unwrap();
+        assert_eq!(std::fs::read(vault.join(CACHE_PATH)).unwrap(), base);
+        let delta_len = std::fs::metadata(vault.join(DELTA_PATH)).unwrap().len();
+        assert!(delta_len * 50 < base.len() as u64, "{delta_len} bytes");
+        let loaded = ParseCache::load(vault);
+        let full = ParseCache::from_bytes(encode("two", infos(&second))).unwrap();
+        assert_eq!(loaded.label(), "two");
+        assert_eq!(contents(&loaded), contents(&full));
+        assert!(!loaded.contains("entities/p3.md"));
+        let edited = loaded
+            .get("entities/p7.md", &second[6].info.blob_id)
+            .unwrap();
+        assert_eq!(edited.0.summary.claims[0].text, "Edited.");
+
+        // A second small save on top of the delta keeps every earlier change.
+        let mut third = second.clone();
+        third.retain(|p| p.info.path != "entities/p9.md");
+        let prev = ParseCache::load(vault);
+        save(vault, "three", infos(&third), &prev, stat).unwrap();
+        assert_eq!(std::fs::read(vault.join(CACHE_PATH)).unwrap(), base);
+        let full = ParseCache::from_bytes(encode("three", infos(&third))).unwrap();
+        assert_eq!(contents(&ParseCache::load(vault)), contents(&full));
+
+        // A damaged delta, or one for another cache file, is ignored (the cache file alone).
+        let good = std::fs::read(vault.join(DELTA_PATH)).unwrap();
+        let mut bad = good.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 1;
+        std::fs::write(vault.join(DELTA_PATH), &bad).unwrap();
+        let only_base = ParseCache::from_bytes(base.clone()).unwrap();
+        assert_eq!(contents(&ParseCache::load(vault)), contents(&only_base));
+        let mut other = ParseCache::from_bytes(encode("x", infos(&first[..10]))).unwrap();
+        assert!(!other.apply_delta(good.clone()));
+        assert_eq!(other.len(), 10);
+        std::fs::write(vault.join(DELTA_PATH), &good).unwrap();
+
+        // Many changes: the whole cache is written again and the delta removed.
+        let many = pages(0..400, None)
+            .into_iter()
+            .map(|p| {
+                let text = p.text.replace("# Alpha", "# Alpha, renamed");
+                parse_page(&p.info.path, text.as_bytes()).unwrap()
+            })
+            .collect::<Vec<_>>();
+        let prev = ParseCache::load(vault);
+        save(vault, "four", infos(&many), &prev, stat).unwrap();
+        assert!(!vault.join(DELTA_PATH).exists());
+        assert_ne!(std::fs::read(vault.join(CACHE_PATH)).unwrap(), base);
+        let full = ParseCache::from_bytes(encode("four", infos(&many))).unwrap();
+        assert_eq!(contents(&ParseCache::load(vault)), contents(&full));
     }
 }

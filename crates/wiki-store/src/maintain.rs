@@ -231,6 +231,7 @@ impl Store {
 
     fn repack(&self, repo: &gix::Repository, merge_packs: bool) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
+        pack::remove_stale_temporaries(&objects_dir);
         let mut loose = Vec::new();
         for i in 0..256 {
             loose_in(&objects_dir, &hex_dir(i), &mut loose)?;

@@ -15,6 +15,25 @@ use gix::zlib::stream::deflate::{Compress, FlushCompress};
 
 use crate::{Error, Result};
 
+/// Prefix of the temporary files this module writes in `objects/pack/` (git's own are
+/// `tmp_pack_*` and `tmp_idx_*`). They only exist while the vault lock is held, so one found by
+/// a holder of the lock was left by a killed process: see [`remove_stale_temporaries`].
+pub(crate) const TMP_PREFIX: &str = "tmp_pack_wiki_";
+
+/// Remove the temporary files a killed writer of this module left in `objects/pack/` (call
+/// with the vault lock held). Errors are ignored: the files are only clutter.
+pub(crate) fn remove_stale_temporaries(objects_dir: &Path) {
+    let dir = objects_dir.join("pack");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// From this many new blobs on, a commit writes them as a pack.
 pub(crate) const PACK_THRESHOLD: usize = 64;
 
@@ -227,7 +246,7 @@ impl PackWriter {
         let pack_dir = objects_dir.join("pack");
         std::fs::create_dir_all(&pack_dir).map_err(|e| Error::io(&pack_dir, e))?;
         let tmp = tempfile::Builder::new()
-            .prefix("tmp_pack_")
+            .prefix(TMP_PREFIX)
             .tempfile_in(&pack_dir)
             .map_err(|e| Error::io(&pack_dir, e))?;
         let mut writer = PackWriter {
@@ -355,7 +374,7 @@ fn entry_header(kind: u8, mut size: u64) -> Vec<u8> {
 /// Temporary file in `dir`, written, fsynced, made read-only, renamed to `dest`.
 fn persist(dir: &Path, bytes: &[u8], dest: &Path) -> Result<()> {
     let mut tmp = tempfile::Builder::new()
-        .prefix("tmp_pack_")
+        .prefix(TMP_PREFIX)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
