@@ -180,7 +180,12 @@ impl Compiler for NoCompile {
 /// The `wiki compile` of `wiki-digest`: Related blocks, indexes, dashboards, `agent-digest.json`
 /// and `claims.jsonl`, computed on the files with the batch's changes overlaid (reference §4).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct DigestCompiler;
+pub struct DigestCompiler {
+    /// Fill in [`FileChange::before`] of the files compile changes (diffs of `--dry-run`);
+    /// otherwise it is `None` for them (reading the 18 MB digest of a 10,000-page vault and the
+    /// dashboards again only to drop them costs ~10 ms).
+    pub keep_before: bool,
+}
 
 impl Compiler for DigestCompiler {
     fn compile(
@@ -220,8 +225,13 @@ impl Compiler for DigestCompiler {
             .changes
             .into_iter()
             .map(|c| {
+                let before = if self.keep_before {
+                    files.read(&c.path)?.map(std::borrow::Cow::into_owned)
+                } else {
+                    None
+                };
                 Ok(FileChange {
-                    before: files.read(&c.path)?.map(std::borrow::Cow::into_owned),
+                    before,
                     path: c.path,
                     after: c.content,
                 })

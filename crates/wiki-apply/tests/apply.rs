@@ -475,6 +475,16 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         r.stdout
             .contains("\n+updatedAt: 2026-04-05T12:00:00.000Z\n")
     );
+    // The dashboards compile changes are diffed against their current content (not shown as
+    // new files).
+    assert!(
+        r.stdout.contains(
+            "diff --git a/reports/claim-health.md b/reports/claim-health.md\n--- a/reports/claim-health.md\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("new file mode"), "{}", r.stdout);
     assert_eq!(v.commit_count(), 2);
     assert_eq!(v.status(), "");
     // With an explicit JSON Lines format, the diff comes as records.

@@ -524,8 +524,10 @@ fn compile_inner(
         .collect();
     if opts.dashboards && !selected.is_empty() {
         let managed = snapshot.managed_source_paths();
+        t = trace("dashboards (managed sources)", t);
         let rendered: Vec<(Dashboard, String)> = {
             let order = title_order(parsed_pages.iter().map(|p| &p.info));
+            t = trace("dashboards (title order)", t);
             let input = ReportInput {
                 pages: &order,
                 now_ms,
@@ -542,13 +544,31 @@ fn compile_inner(
                         // The file exists but does not parse: leave it to the human (reported).
                         return None;
                     }
-                    // A page from the parse cache has no frontmatter mapping: parse it.
+                    // A page from the parse cache has no frontmatter mapping: read it (only
+                    // the frontmatter: the rest of a large dashboard's parse is not needed).
+                    let started = std::time::Instant::now();
                     let reparsed = existing
                         .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
-                        .and_then(|_| parse_page(&path, snapshot.get(&path)?).ok());
-                    let existing = reparsed.as_ref().or(existing);
+                        .and_then(|_| {
+                            wiki_parse::parse_frontmatter(&path, snapshot.get(&path)?).ok()
+                        });
+                    let existing = match (&reparsed, existing) {
+                        (Some(f), _) => Some(DashboardFile {
+                            frontmatter: &f.frontmatter,
+                            text: f.text,
+                            body_offset: f.body_offset,
+                        }),
+                        (None, Some(p)) => Some(DashboardFile {
+                            frontmatter: &p.frontmatter,
+                            text: &p.text,
+                            body_offset: p.body_offset,
+                        }),
+                        (None, None) => None,
+                    };
                     let body = reports::report_body(d.name, &input)?;
-                    render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t))
+                    let rendered = render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t));
+                    trace(&format!("dashboard {} (render)", d.name), started);
+                    rendered
                 })
                 .collect()
         };
@@ -806,18 +826,33 @@ fn non_empty_string(v: Option<&Yaml>) -> Option<String> {
     }
 }
 
+/// A dashboard's current file, as [`render_dashboard`] needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct DashboardFile<'a> {
+    /// Its frontmatter mapping.
+    pub frontmatter: &'a yaml_serde::Mapping,
+    /// Its whole text.
+    pub text: &'a str,
+    /// Where its body starts in `text`.
+    pub body_offset: usize,
+}
+
 /// Render a dashboard page from its current version (if any) and the new block body; `None`
 /// when the file would not change.
 pub fn render_dashboard(
-    existing: Option<&Page>,
+    existing: Option<DashboardFile<'_>>,
     d: &Dashboard,
     body: &str,
     now_iso: &str,
 ) -> Option<String> {
     let block = Block::report(d.name);
     let default_body = format!("# {}\n", d.title);
-    let (mut fm, old_body, original) = match existing {
-        Some(p) => (p.frontmatter.clone(), p.body(), p.text.as_str()),
+    let (mut fm, old_body, original) = match &existing {
+        Some(f) => (
+            f.frontmatter.clone(),
+            f.text.get(f.body_offset..).unwrap_or(""),
+            f.text,
+        ),
         None => (yaml_serde::Mapping::new(), default_body.as_str(), ""),
     };
     let old_body = if old_body.trim().is_empty() {

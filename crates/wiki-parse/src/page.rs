@@ -176,13 +176,26 @@ pub fn file_stem(path: &str) -> &str {
     base.strip_suffix(".md").unwrap_or(base)
 }
 
-/// Parse a page from its bytes. `path` is vault-relative and must start with a page directory.
-pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
-    let err = |line: usize, message: String| PageError {
+fn page_error(path: &str, line: usize, message: String) -> PageError {
+    PageError {
         path: path.to_string(),
         line,
         message,
-    };
+    }
+}
+
+/// The frontmatter YAML `yaml` (starting on line `first_line`) of the page at `path`.
+fn parse_yaml(path: &str, yaml: &str, first_line: usize) -> Result<Mapping, PageError> {
+    yaml::parse_mapping(yaml, first_line).map_err(|e| page_error(path, e.line, e.message))
+}
+
+/// The checks every page read starts with (page directory, size, binary, UTF-8, a closed
+/// frontmatter block): the page kind, the text and its frontmatter split.
+fn read_text<'a>(
+    path: &str,
+    bytes: &'a [u8],
+) -> Result<(PageKind, &'a str, frontmatter::Split<'a>), PageError> {
+    let err = |line: usize, message: String| page_error(path, line, message);
     let kind = PageKind::from_path(path).ok_or_else(|| {
         err(
             1,
@@ -223,12 +236,50 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
             "frontmatter opened with `---` on line 1 is never closed by a `---` line".into(),
         )
     })?;
+    Ok((kind, text, split))
+}
+
+/// A page's frontmatter mapping and where its body starts, without the rest of [`parse_page`]
+/// (summary, links, blob id): for rewriting a page whose cached parse lacks the mapping (a
+/// 10,000-page vault's claim-health dashboard is megabytes of links). Same checks and errors.
+pub fn parse_frontmatter<'a>(
+    path: &str,
+    bytes: &'a [u8],
+) -> Result<PageFrontmatter<'a>, PageError> {
+    let (_, text, split) = read_text(path, bytes)?;
+    let frontmatter = match split.yaml {
+        Some(y) => parse_yaml(path, y, split.yaml_first_line)?,
+        None => Mapping::new(),
+    };
+    Ok(PageFrontmatter {
+        frontmatter,
+        has_frontmatter: split.yaml.is_some(),
+        text,
+        body_offset: split.body_offset,
+    })
+}
+
+/// What [`parse_frontmatter`] returns.
+#[derive(Debug, Clone)]
+pub struct PageFrontmatter<'a> {
+    /// The raw frontmatter mapping (key order kept).
+    pub frontmatter: Mapping,
+    /// Whether the file has a frontmatter block at all.
+    pub has_frontmatter: bool,
+    /// The full file text.
+    pub text: &'a str,
+    /// Byte offset of the body in `text`.
+    pub body_offset: usize,
+}
+
+/// Parse a page from its bytes. `path` is vault-relative and must start with a page directory.
+pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    let (kind, text, split) = read_text(path, bytes)?;
     let (fm, key_lines) = match split.yaml {
-        Some(y) => {
-            let map = yaml::parse_mapping(y, split.yaml_first_line)
-                .map_err(|e| err(e.line, e.message))?;
-            (map, yaml::scan_key_lines(y, split.yaml_first_line))
-        }
+        Some(y) => (
+            parse_yaml(path, y, split.yaml_first_line)?,
+            yaml::scan_key_lines(y, split.yaml_first_line),
+        ),
         None => (Mapping::new(), KeyLines::default()),
     };
     let summary = model::summarize(&fm, &key_lines);

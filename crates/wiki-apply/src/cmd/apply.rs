@@ -278,7 +278,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         }
     };
     let session = Session::open(global)?;
-    let compiler = super::compiler(args.no_compile);
+    let compiler = super::compiler(args.no_compile, args.dry_run);
     let outcome = session::apply_batch(
         &session,
         &ops,

@@ -9,12 +9,15 @@ pub mod rollback;
 
 use crate::session::{Compiler, DigestCompiler, NoCompile};
 
-/// The compiler used after operations and rollbacks (`no_compile`: none).
-pub fn compiler(no_compile: bool) -> Box<dyn Compiler> {
+/// The compiler used after operations and rollbacks (`no_compile`: none; `dry_run`: the files
+/// it changes keep their previous content, for the diff).
+pub fn compiler(no_compile: bool, dry_run: bool) -> Box<dyn Compiler> {
     if no_compile {
         Box::new(NoCompile)
     } else {
-        Box::new(DigestCompiler)
+        Box::new(DigestCompiler {
+            keep_before: dry_run,
+        })
     }
 }
 
