@@ -100,8 +100,9 @@
 //!
 //! [`Store::pack_loose_objects`] writes every loose object into one new pack, successive
 //! versions of each file and directory as deltas (newest whole), and removes the loose copies
-//! once the pack and its index are on disk. A commit does it by itself, still holding the lock,
-//! when the loose objects are estimated to exceed 64 MiB or `gc.auto` objects
+//! once the pack and its index are on disk; [`Store::repack_objects`] also merges the smaller
+//! packs. A commit does it by itself, still holding the lock, when the loose objects are
+//! estimated to exceed 64 MiB, merging packs beyond `gc.autoPackLimit`
 //! ([`CommitOutcome::packed`]; a failure there is reported in [`CommitOutcome::pack_error`]
 //! and loses nothing). `gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
 //! `WIKI_AUTO_PACK=always` packs after every commit.

@@ -22,9 +22,12 @@
 //! pack indices when a repository is opened.
 //!
 //! A commit packs by itself when the loose objects are estimated (from a sample of 16 of the
-//! 256 object directories, as git samples one) to exceed 64 MiB or `gc.auto` objects, unless
-//! `gc.auto` is 0 or `WIKI_AUTO_PACK=never`; it merges packs too when that would leave more than
-//! `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit.
+//! 256 object directories, as git samples one) to take more than 64 MiB, unless `gc.auto` is 0
+//! or `WIKI_AUTO_PACK=never`; it merges packs too when that would leave more than
+//! `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit. git's own
+//! trigger, a count of loose objects, is left to git (`git commit` runs `git gc --auto` in the
+//! background): a bulk `git add -A && git commit` of a 10,000-page vault leaves 10,000 small
+//! loose objects, and packing them in the next `wiki compile` would add a second to it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -37,9 +40,6 @@ use crate::{Error, Result, Store, VaultLock, delta, pack, read, trace};
 
 /// Loose objects are packed by a commit when they are estimated to take more than this.
 const AUTO_PACK_BYTES: u64 = 64 << 20;
-
-/// git's default `gc.auto`.
-const DEFAULT_GC_AUTO: i64 = 6700;
 
 /// git's default `gc.autoPackLimit`: more packs than this are merged.
 const DEFAULT_PACK_LIMIT: i64 = 50;
@@ -70,10 +70,8 @@ pub struct PackOutcome {
 /// When a commit packs loose objects by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Policy {
-    /// When the loose objects are estimated to exceed 64 MiB or `max_objects`.
-    Auto {
-        max_objects: Option<u64>,
-    },
+    /// When the loose objects are estimated to exceed 64 MiB.
+    Auto,
     Always,
     Never,
 }
@@ -162,19 +160,9 @@ impl Store {
         {
             Some("never" | "0" | "false" | "off") => Policy::Never,
             Some("always") => Policy::Always,
-            _ => {
-                let gc_auto = repo
-                    .config_snapshot()
-                    .integer("gc.auto")
-                    .unwrap_or(DEFAULT_GC_AUTO);
-                if gc_auto == 0 {
-                    Policy::Never
-                } else {
-                    Policy::Auto {
-                        max_objects: u64::try_from(gc_auto).ok().filter(|&n| n > 0),
-                    }
-                }
-            }
+            // `gc.auto = 0`: the user turned automatic packing off.
+            _ if repo.config_snapshot().integer("gc.auto") == Some(0) => Policy::Never,
+            _ => Policy::Auto,
         };
         (policy, max_packs)
     }
@@ -187,14 +175,12 @@ impl Store {
         let wanted = match policy {
             Policy::Never => false,
             Policy::Always => true,
-            Policy::Auto { max_objects } => {
+            Policy::Auto => {
                 let mut sample = Vec::new();
                 for i in 0..16 {
                     loose_in(&objects_dir, &hex_dir(i * 17), &mut sample)?;
                 }
-                let count = sample.len() as u64 * 16;
-                let bytes = sample.iter().map(|(_, s)| s).sum::<u64>() * 16;
-                bytes > AUTO_PACK_BYTES || max_objects.is_some_and(|max| count > max)
+                sample.iter().map(|(_, s)| s).sum::<u64>() * 16 > AUTO_PACK_BYTES
             }
         };
         trace::mark("auto-pack check");
