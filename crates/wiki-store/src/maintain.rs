@@ -17,14 +17,14 @@
 //! the pack directory on a miss). Unreachable loose objects are packed whole, not pruned.
 //!
 //! [`Store::repack_objects`] also merges every pack except the largest one (and packs with a
-//! `.keep` file) into the new pack and then removes them (index first), so the number of packs
-//! stays small: each pack is one more index for every object lookup, and gix sizes its table of
+//! `.keep`, `.promisor` or `.mtimes` file) into the new pack and then removes them (index
+//! first), so the number of packs stays small: each pack is one more index for every object lookup, and gix sizes its table of
 //! pack indices when a repository is opened.
 //!
 //! A commit packs by itself when the loose objects are estimated (from a sample of 16 of the
 //! 256 object directories, as git samples one) to take more than 64 MiB, unless `gc.auto` is 0
-//! or `WIKI_AUTO_PACK=never`; it merges packs too when that would leave more than
-//! `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit. git's own
+//! or `WIKI_AUTO_PACK=never`; it merges packs too (those of at most 32 MiB) when that would
+//! leave more than `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit. git's own
 //! trigger, a count of loose objects, is left to git (`git commit` runs `git gc --auto` in the
 //! background): a bulk `git add -A && git commit` of a 10,000-page vault leaves 10,000 small
 //! loose objects, and packing them in the next `wiki compile` would add a second to it.
@@ -43,6 +43,10 @@ const AUTO_PACK_BYTES: u64 = 64 << 20;
 
 /// git's default `gc.autoPackLimit`: more packs than this are merged.
 const DEFAULT_PACK_LIMIT: i64 = 50;
+
+/// Automatic merging leaves packs larger than this alone (a repository the vault lives in may
+/// have large packs of its own: merging them is `git gc`'s business, not a commit's).
+const AUTO_MERGE_MAX_PACK_BYTES: u64 = 32 << 20;
 
 /// Longest chain of deltas (git's default `pack.depth`).
 const MAX_DEPTH: usize = 50;
@@ -112,8 +116,9 @@ struct PackFiles {
     bytes: u64,
 }
 
-/// The packs of `objects_dir/pack` that may be merged: an index with its pack, no `.keep`
-/// file, not a temporary file.
+/// The packs of `objects_dir/pack` that may be merged: an index with its pack, not a
+/// temporary file, and none of git's markers for packs to leave alone (`.keep`; `.promisor`, a
+/// partial clone's; `.mtimes`, a cruft pack of unreachable objects).
 fn packs_in(objects_dir: &Path) -> Vec<PackFiles> {
     let dir = objects_dir.join("pack");
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -125,7 +130,10 @@ fn packs_in(objects_dir: &Path) -> Vec<PackFiles> {
             let name = entry.file_name().into_string().ok()?;
             let stem = name.strip_prefix("pack-")?.strip_suffix(".idx")?;
             let pack = dir.join(format!("pack-{stem}.pack"));
-            if dir.join(format!("pack-{stem}.keep")).exists() {
+            if ["keep", "promisor", "mtimes"]
+                .iter()
+                .any(|ext| dir.join(format!("pack-{stem}.{ext}")).exists())
+            {
                 return None;
             }
             let bytes = std::fs::metadata(&pack).ok()?.len();
@@ -188,7 +196,9 @@ impl Store {
             return Ok(None);
         }
         // The pack this makes counts too.
-        let merge = max_packs.is_some_and(|max| packs_in(&objects_dir).len() + 1 > max);
+        let merge = max_packs
+            .is_some_and(|max| packs_in(&objects_dir).len() + 1 > max)
+            .then_some(AUTO_MERGE_MAX_PACK_BYTES);
         let outcome = self.repack(repo, merge)?;
         trace::mark("pack loose objects");
         Ok(Some(outcome))
@@ -198,13 +208,13 @@ impl Store {
     /// (see the module documentation of `maintain`). Takes the vault lock.
     pub fn pack_loose_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack(&self.repo(), false)
+        self.repack(&self.repo(), None)
     }
 
     /// Like [`Store::pack_loose_objects`], for callers that already hold this vault's lock.
     pub fn pack_loose_objects_locked(&self, lock: &VaultLock) -> Result<PackOutcome> {
         self.check_lock(lock)?;
-        self.repack(&self.repo(), false)
+        self.repack(&self.repo(), None)
     }
 
     /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
@@ -212,10 +222,12 @@ impl Store {
     /// repository is left with at most two packs besides kept ones. Takes the vault lock.
     pub fn repack_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack(&self.repo(), true)
+        self.repack(&self.repo(), Some(u64::MAX))
     }
 
-    fn repack(&self, repo: &gix::Repository, merge_packs: bool) -> Result<PackOutcome> {
+    /// Pack the loose objects; with `merge_packs`, also merge the packs of at most that many
+    /// bytes except the largest pack.
+    fn repack(&self, repo: &gix::Repository, merge_packs: Option<u64>) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
         pack::remove_stale_temporaries(&objects_dir);
         let mut loose = Vec::new();
@@ -223,12 +235,13 @@ impl Store {
             loose_in(&objects_dir, &hex_dir(i), &mut loose)?;
         }
         let mut merged: Vec<PackFiles> = Vec::new();
-        if merge_packs {
+        if let Some(max_bytes) = merge_packs {
             merged = packs_in(&objects_dir);
             // The largest pack (usually the vault's first compile) stays as it is.
             if let Some((largest, _)) = merged.iter().enumerate().max_by_key(|(_, p)| p.bytes) {
                 merged.remove(largest);
             }
+            merged.retain(|p| p.bytes <= max_bytes);
             if merged.len() < 2 && loose.is_empty() {
                 merged.clear();
             }

@@ -11,13 +11,13 @@ use crate::error::Error;
 ///
 /// Every commit stores each changed file whole as a loose object; a large vault's dashboards
 /// make that megabytes per operation. Commits already pack by themselves once the loose objects
-/// are estimated to exceed 64 MiB, merging packs when there would be more than
-/// `gc.autoPackLimit` (50) (`gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
+/// are estimated to exceed 64 MiB, merging packs of at most 32 MiB when there would be more
+/// than `gc.autoPackLimit` (50) (`gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
 /// `WIKI_AUTO_PACK=always` packs after every commit); `wiki gc` does it now: every loose object
-/// and every pack except the largest (and packs with a `.keep` file) go into one new pack. Loose
-/// objects and merged packs are removed only after the new pack and its index are safely on
-/// disk; nothing is pruned (unreachable objects are packed too). Works without the git binary;
-/// `git gc` remains the tool to prune.
+/// and every pack except the largest (and packs with a `.keep`, `.promisor` or `.mtimes` file)
+/// go into one new pack. Loose objects and merged packs are removed only after the new pack and
+/// its index are safely on disk; nothing is pruned (unreachable objects are packed too). Works
+/// without the git binary; `git gc` remains the tool to prune.
 ///
 /// Output: one `{"type":"gc","objects","deltas","looseBytes","packBytes","packsMerged","pack"}`
 /// record (`pack` relative to the repository's git directory, `null` when there was nothing to

@@ -361,3 +361,43 @@ fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
     f.fsck();
     assert_eq!(f.show("HEAD:reports/r.md"), dashboard(400, 20, 20));
 }
+
+#[test]
+fn promisor_and_cruft_packs_are_left_alone() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let always =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    for v in 0..5 {
+        let changes = [w("reports/r.md", &dashboard(100 + v * 50, v, v))];
+        always
+            .commit(&req(&changes, &format!("op {v}")))
+            .expect("commit");
+    }
+    let mut idx: Vec<String> = std::fs::read_dir(f.path(".git/objects/pack"))
+        .expect("pack dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".idx"))
+        .collect();
+    idx.sort();
+    assert_eq!(idx.len(), 5);
+    let marked = [(&idx[0], "promisor"), (&idx[1], "mtimes")];
+    for (name, ext) in marked {
+        let marker = name.replace(".idx", &format!(".{ext}"));
+        std::fs::write(f.path(&format!(".git/objects/pack/{marker}")), "").expect("marker");
+    }
+    let store =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let done = store.repack_objects().expect("repack");
+    // Five packs: two marked, the largest kept as it is, two merged.
+    assert_eq!(done.packs_merged, 2, "{done:?}");
+    for (name, _) in marked {
+        assert!(
+            f.path(&format!(".git/objects/pack/{name}")).exists(),
+            "{name}"
+        );
+    }
+    assert_eq!(pack_count(&f), 4);
+    f.fsck();
+    assert_eq!(f.show("HEAD:reports/r.md"), dashboard(300, 4, 4));
+}
