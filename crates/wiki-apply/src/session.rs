@@ -140,11 +140,15 @@ impl Session {
             expected_parent: req.expected_parent,
             create_from: req.create_from.clone(),
         };
-        let done = self.store.commit_locked(lock, &tracked)?;
-        wiki_cli::warn_pack_error(done.pack_error.as_deref());
         let agent = (!self.checked_out).then_some(self.agent.as_str());
-        prepared
-            .write(&self.vault, agent)
+        // The derived files (tens of MB on a large vault) are written while the commit runs and
+        // renamed into place once it is made.
+        let (done, written) =
+            wiki_digest::derived::commit_with_files(&prepared, &self.vault, agent, || {
+                self.store.commit_locked(lock, &tracked)
+            })?;
+        wiki_cli::warn_pack_error(done.pack_error.as_deref());
+        written
             .map_err(|e| Error::Runtime(wiki_digest::derived::write_failure(done.commit, &e)))?;
         Ok(done)
     }

@@ -304,7 +304,7 @@ impl VaultContext {
     /// commit of the last snapshot. No changes → no commit.
     ///
     /// Derived cache files among `changes` (see [`crate::derived`]) are not committed: they are
-    /// written after the commit, to the work tree (or, for an agent branch that is not checked
+    /// written while the commit runs and renamed into place after it, to the work tree (or, for an agent branch that is not checked
     /// out, under `.openclaw-wiki/cache/agents/<ID>/`).
     pub fn commit(&self, changes: &[Change], spec: &CommitSpec) -> Result<CommitOutcome, CliError> {
         if changes.is_empty() {
@@ -314,10 +314,13 @@ impl VaultContext {
         let prepared =
             crate::derived::Prepared::for_commit(&self.store, self.base, checked_out, changes)
                 .map_err(store_error)?;
-        let outcome = self.commit_tracked(&prepared.commit, spec)?;
         let agent = if checked_out { None } else { self.agent() };
-        prepared
-            .write(&self.root, agent)
+        // Written while the commit runs, renamed into place once it is made.
+        let (outcome, written) =
+            crate::derived::commit_with_files(&prepared, &self.root, agent, || {
+                self.commit_tracked(&prepared.commit, spec)
+            })?;
+        written
             .map_err(|e| CliError::Runtime(crate::derived::write_failure(outcome.commit, &e)))?;
         Ok(outcome)
     }

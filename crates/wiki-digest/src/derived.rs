@@ -122,21 +122,66 @@ impl<'a> Prepared<'a> {
     /// The cache directory gets a `.gitignore` of `*`, so the files stay out of git even in
     /// vaults whose own `.gitignore` predates them.
     pub fn write(&self, vault_dir: &Path, agent: Option<&str>) -> std::io::Result<()> {
+        self.stage(vault_dir, agent)?.persist()
+    }
+
+    /// The first half of [`Prepared::write`]: every file written under its temporary name, to
+    /// be renamed into place by [`Staged::persist`] once the commit they belong to is made
+    /// (callers write them while the commit runs; a dropped [`Staged`] removes them).
+    pub fn stage(&self, vault_dir: &Path, agent: Option<&str>) -> std::io::Result<Staged> {
         if !self.derived.is_empty() || !self.restore.is_empty() {
             // Covers the agents' sub-directories too.
             wiki_parse::layout::ensure_ignored_dir(vault_dir, CACHE_DIR)?;
         }
+        let mut files = Vec::new();
         for c in self.derived.iter().copied().chain(&self.restore) {
             if let Some(bytes) = &c.content {
-                wiki_parse::layout::write_derived_file(
+                files.push(wiki_parse::layout::stage_derived_file(
                     vault_dir,
                     &location(&c.path, agent),
                     bytes,
-                )?;
+                )?);
             }
+        }
+        Ok(Staged { files })
+    }
+}
+
+/// Derived files written under temporary names ([`Prepared::stage`]).
+#[derive(Debug)]
+pub struct Staged {
+    files: Vec<wiki_parse::layout::StagedFile>,
+}
+
+impl Staged {
+    /// Rename every file into place.
+    pub fn persist(self) -> std::io::Result<()> {
+        for file in self.files {
+            file.persist()?;
         }
         Ok(())
     }
+}
+
+/// Run `commit` while `prepared`'s files are written under temporary names on another thread,
+/// then rename them into place if the commit succeeded (they are removed if it failed). Returns
+/// the commit's result and, when it succeeded, the outcome of writing the files.
+pub fn commit_with_files<T, E>(
+    prepared: &Prepared<'_>,
+    vault_dir: &Path,
+    agent: Option<&str>,
+    commit: impl FnOnce() -> Result<T, E>,
+) -> Result<(T, std::io::Result<()>), E> {
+    let (done, staged) = std::thread::scope(|scope| {
+        let staging = scope.spawn(|| prepared.stage(vault_dir, agent));
+        let done = commit();
+        let staged = staging
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (done, staged)
+    });
+    let done = done?;
+    Ok((done, staged.and_then(Staged::persist)))
 }
 
 /// The bytes of a derived file on disk, when it is a regular file (symbolic links are not

@@ -173,6 +173,48 @@ pub fn write_derived_file(
     rel: &str,
     bytes: &[u8],
 ) -> std::io::Result<()> {
+    stage_derived_file(vault_dir, rel, bytes)?.persist()
+}
+
+/// A derived file written under its temporary name and not yet renamed into place (see
+/// [`stage_derived_file`]): [`StagedFile::persist`] renames it; dropping it removes the
+/// temporary file.
+#[derive(Debug)]
+pub struct StagedFile {
+    tmp: std::path::PathBuf,
+    target: std::path::PathBuf,
+    dir: std::path::PathBuf,
+    name: String,
+    done: bool,
+}
+
+impl StagedFile {
+    /// Rename the temporary file into place and remove the temporary files of the same name
+    /// that killed writers left.
+    pub fn persist(mut self) -> std::io::Result<()> {
+        std::fs::rename(&self.tmp, &self.target)?;
+        self.done = true;
+        remove_dead_temps(&self.dir, &self.name);
+        Ok(())
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The first half of [`write_derived_file`]: the same checks, and `bytes` written to a
+/// temporary file in the target's directory, so that the (slow, for a large file) write can
+/// happen while something else runs and the rename later, or not at all.
+pub fn stage_derived_file(
+    vault_dir: &std::path::Path,
+    rel: &str,
+    bytes: &[u8],
+) -> std::io::Result<StagedFile> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static TEMPS: AtomicUsize = AtomicUsize::new(0);
     let mut dir = vault_dir.to_path_buf();
@@ -204,12 +246,15 @@ pub fn write_derived_file(
     }
     let n = TEMPS.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, &target).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
-    remove_dead_temps(&dir, name);
-    Ok(())
+    let staged = StagedFile {
+        tmp,
+        target,
+        dir,
+        name: (*name).to_string(),
+        done: false,
+    };
+    std::fs::write(&staged.tmp, bytes)?;
+    Ok(staged)
 }
 
 /// Remove the temporary files `.NAME.<pid>-<n>.tmp` that writers killed before their rename

@@ -449,12 +449,15 @@ impl Store {
         if new_blobs.len() >= pack::PACK_THRESHOLD {
             pack::write_blobs(repo.objects.store_ref().path(), &new_blobs)?;
         } else {
+            // The ids were just computed from these bytes (`worktree::blob_id`): gix need not
+            // hash them again (its collision-detecting SHA-1 is the slow part of writing a
+            // large dashboard).
             for (id, bytes) in &new_blobs {
-                let written = repo
-                    .write_blob(bytes)
-                    .git_ctx(|| format!("write blob {id}"))?
-                    .detach();
-                debug_assert_eq!(written, *id);
+                use gix::objs::Write as _;
+                debug_assert_eq!(worktree::blob_id(bytes), *id);
+                repo.objects
+                    .write_buf_with_known_id(gix::object::Kind::Blob, bytes, *id)
+                    .git_ctx(|| format!("write blob {id}"))?;
             }
         }
         trace::mark("write blobs");

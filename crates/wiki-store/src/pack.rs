@@ -61,6 +61,12 @@ const CRC_TABLE: [u32; 256] = {
     table
 };
 
+/// SHA-1 of `bytes` (pack and index checksums).
+fn sha1_of(bytes: &[u8]) -> [u8; 20] {
+    use sha1::Digest;
+    sha1::Sha1::digest(bytes).into()
+}
+
 fn crc32(bytes: &[u8]) -> u32 {
     let mut c = !0u32;
     for &b in bytes {
@@ -162,7 +168,7 @@ pub(crate) fn write_blobs(
                 .map(|(id, crc, offset)| (id, crc, base + offset)),
         );
     }
-    let pack_hash = sha1_smol::Sha1::from(&pack).digest().bytes();
+    let pack_hash = sha1_of(&pack);
     pack.extend_from_slice(&pack_hash);
 
     let idx = build_index(&mut entries, &pack_hash);
@@ -208,7 +214,7 @@ fn build_index(entries: &mut [(ObjectId, u32, u64)], pack_hash: &[u8; 20]) -> Ve
         idx.extend_from_slice(&offset.to_be_bytes());
     }
     idx.extend_from_slice(pack_hash);
-    let idx_hash = sha1_smol::Sha1::from(&idx).digest().bytes();
+    let idx_hash = sha1_of(&idx);
     idx.extend_from_slice(&idx_hash);
     idx
 }
@@ -232,7 +238,7 @@ pub(crate) fn entry_type(kind: gix::object::Kind) -> u8 {
 pub(crate) struct PackWriter {
     pack_dir: std::path::PathBuf,
     file: std::io::BufWriter<tempfile::NamedTempFile>,
-    hasher: sha1_smol::Sha1,
+    hasher: sha1::Sha1,
     offset: u64,
     expected: u32,
     entries: Vec<(ObjectId, u32, u64)>,
@@ -252,7 +258,7 @@ impl PackWriter {
         let mut writer = PackWriter {
             pack_dir,
             file: std::io::BufWriter::with_capacity(1 << 20, tmp),
-            hasher: sha1_smol::Sha1::new(),
+            hasher: <sha1::Sha1 as sha1::Digest>::new(),
             offset: 0,
             expected: count,
             entries: Vec::with_capacity(count as usize),
@@ -268,7 +274,7 @@ impl PackWriter {
     }
 
     fn emit(&mut self, bytes: &[u8]) -> Result<()> {
-        self.hasher.update(bytes);
+        sha1::Digest::update(&mut self.hasher, bytes);
         self.file
             .write_all(bytes)
             .map_err(|e| Error::io(&self.pack_dir, e))?;
@@ -336,7 +342,7 @@ impl PackWriter {
                 )),
             ));
         }
-        let pack_hash = self.hasher.digest().bytes();
+        let pack_hash: [u8; 20] = sha1::Digest::finalize(self.hasher).into();
         self.file
             .write_all(&pack_hash)
             .map_err(|e| Error::io(&self.pack_dir, e))?;
