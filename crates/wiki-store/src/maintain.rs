@@ -218,8 +218,9 @@ impl Store {
     }
 
     /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
-    /// with a `.keep` file) into the new pack too, removing them once it is in place: the
-    /// repository is left with at most two packs besides kept ones. Takes the vault lock.
+    /// with a `.keep`, `.promisor` or `.mtimes` file) into the new pack too, removing them once
+    /// it is in place: the repository is left with at most two packs besides those. Takes the
+    /// vault lock.
     pub fn repack_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
         self.repack(&self.repo(), Some(u64::MAX))
