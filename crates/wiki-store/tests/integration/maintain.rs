@@ -401,3 +401,113 @@ fn promisor_and_cruft_packs_are_left_alone() {
     f.fsck();
     assert_eq!(f.show("HEAD:reports/r.md"), dashboard(300, 4, 4));
 }
+
+/// A small deterministic generator (tests need no randomness crate).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn randomly_edited_files_read_back_exactly_through_git_after_packing() {
+    for seed in [7, 11, 23, 101] {
+        randomly_edited_file(seed);
+    }
+}
+
+fn randomly_edited_file(seed: u64) {
+    let f = Fixture::repo_with(&[("seed.md", "s\n")]);
+    let store =
+        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let mut rng = Lcg(seed);
+    // Lines of every kind: text, long lines, short lines, CRLF, bytes that are not UTF-8, NULs.
+    let line = |rng: &mut Lcg| -> Vec<u8> {
+        match rng.below(6) {
+            0 => format!(
+                "- [Page {}](../entities/p{}.md): {} claims\n",
+                rng.next(),
+                rng.below(50),
+                rng.below(9)
+            )
+            .into_bytes(),
+            1 => vec![b'x'; 1 + rng.below(3000)]
+                .into_iter()
+                .chain([b'\n'])
+                .collect(),
+            2 => b"\n".to_vec(),
+            3 => format!("row {}\r\n", rng.below(20)).into_bytes(),
+            4 => (0..rng.below(40)).map(|_| rng.below(256) as u8).collect(),
+            _ => b"## Heading\n".to_vec(),
+        }
+    };
+    let mut lines: Vec<Vec<u8>> = (0..400).map(|_| line(&mut rng)).collect();
+    let mut versions: Vec<(String, Vec<u8>)> = Vec::new();
+    for round in 0..30 {
+        for _ in 0..1 + rng.below(12) {
+            let at = rng.below(lines.len() + 1);
+            match rng.below(3) {
+                0 => lines.insert(at, line(&mut rng)),
+                1 if at < lines.len() => {
+                    lines.remove(at);
+                }
+                _ if at < lines.len() => lines[at] = line(&mut rng),
+                _ => lines.push(line(&mut rng)),
+            }
+        }
+        if round % 7 == 3 {
+            // Move a block of lines elsewhere.
+            let from = rng.below(lines.len() / 2);
+            let block: Vec<Vec<u8>> = lines
+                .drain(from..from + 20.min(lines.len() - from))
+                .collect();
+            let to = rng.below(lines.len() + 1);
+            for (i, l) in block.into_iter().enumerate() {
+                lines.insert(to + i, l);
+            }
+        }
+        let mut content: Vec<u8> = lines.concat();
+        if round % 5 == 0 {
+            content.pop(); // no trailing newline sometimes
+        }
+        let done = store
+            .commit(&req(
+                &[wiki_store::Change::write(
+                    "reports/data.md",
+                    content.clone(),
+                )],
+                &format!("round {round}"),
+            ))
+            .expect("commit");
+        // (An edit can give back the same bytes: no commit then.)
+        if let Some(commit) = done.commit {
+            versions.push((commit.to_string(), content));
+        }
+    }
+    let done = store.pack_loose_objects().expect("pack");
+    assert!(done.deltas >= 20, "seed {seed}: {done:?}");
+    assert_eq!(loose_count(&f), 0);
+    f.fsck();
+    for (i, (commit, content)) in versions.iter().enumerate() {
+        let rev = format!("{commit}:reports/data.md");
+        let out = isolated_git(&f.root)
+            .args(["cat-file", "blob", &rev])
+            .output()
+            .expect("git cat-file");
+        assert!(out.status.success(), "seed {seed}: {rev}");
+        assert!(
+            out.stdout == *content,
+            "seed {seed}: version {i} differs after packing"
+        );
+    }
+}
