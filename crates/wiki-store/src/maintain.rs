@@ -18,16 +18,17 @@
 //!
 //! [`Store::repack_objects`] also merges every pack except the largest one (and packs with a
 //! `.keep`, `.promisor` or `.mtimes` file) into the new pack and then removes them (index
-//! first), so the number of packs stays small: each pack is one more index for every object lookup, and gix sizes its table of
-//! pack indices when a repository is opened.
+//! first), so the number of packs stays small: each pack is one more index for every object
+//! lookup, and gix sizes its table of pack indices when a repository is opened.
 //!
 //! A commit packs by itself when the loose objects are estimated (from a sample of 16 of the
 //! 256 object directories, as git samples one) to take more than 64 MiB, unless `gc.auto` is 0
 //! or `WIKI_AUTO_PACK=never`; it merges packs too (those of at most 32 MiB) when that would
-//! leave more than `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every commit. git's own
-//! trigger, a count of loose objects, is left to git (`git commit` runs `git gc --auto` in the
-//! background): a bulk `git add -A && git commit` of a 10,000-page vault leaves 10,000 small
-//! loose objects, and packing them in the next `wiki compile` would add a second to it.
+//! leave more than `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every
+//! commit. git's own trigger, a count of loose objects, is left to git (`git commit` runs
+//! `git gc --auto` in the background): a bulk `git add -A && git commit` of a 10,000-page vault
+//! leaves 10,000 small loose objects, and packing them in the next `wiki compile` would add a
+//! second to it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
