@@ -147,7 +147,7 @@ impl Session {
             wiki_digest::derived::commit_with_files(&prepared, &self.vault, agent, || {
                 self.store.commit_locked(lock, &tracked)
             })?;
-        wiki_cli::warn_pack_error(done.pack_error.as_deref());
+        wiki_cli::notice(done.packing_message());
         written
             .map_err(|e| Error::Runtime(wiki_digest::derived::write_failure(done.commit, &e)))?;
         Ok(done)

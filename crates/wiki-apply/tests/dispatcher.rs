@@ -115,11 +115,22 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     // WIKI_AUTO_PACK=always: the commit packs what it wrote.
     let mut cmd = v.command("wiki");
     cmd.args(["apply"]).env("WIKI_AUTO_PACK", "always");
-    wiki_testkit::output(
+    let r = wiki_testkit::output(
         cmd,
         Some(br#"{"op":"add_question","page":"alpha","question":"Fourth?"}"#),
-    )
-    .expect_code(0);
+    );
+    r.expect_code(0);
+    // Said on stderr (stdout stays the records).
+    let said: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(said.len(), 1, "{}", r.stderr);
+    assert!(
+        said[0].starts_with("wiki: packed ")
+            && said[0].contains(" as deltas, 0 packs merged): ")
+            && said[0].ends_with(" pack (automatic, after the commit)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.lines().all(|l| l.starts_with('{')));
     assert_eq!(loose_objects(&v), 0);
     assert!(v.read("entities/alpha.md").contains("  - Fourth?\n"));
     v.git(&["fsck", "--strict", "--no-progress"]);

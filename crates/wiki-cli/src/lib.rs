@@ -362,15 +362,10 @@ pub fn program_name() -> String {
         .unwrap_or_else(|| "wiki".to_string())
 }
 
-/// Report a failed automatic packing of loose objects after a commit (the commit succeeded).
-pub fn warn_pack_error(error: Option<&str>) {
-    if let Some(e) = error {
-        warn(
-            &program_name(),
-            &format!(
-                "warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): {e}"
-            ),
-        );
+/// Print `message` (if any) as a `<program>: <message>` line on stderr.
+pub fn notice(message: Option<String>) {
+    if let Some(m) = message {
+        warn(&program_name(), &m);
     }
 }
 

@@ -359,7 +359,7 @@ impl VaultContext {
             None => self.store.commit(&req),
         };
         if let Ok(done) = &outcome {
-            wiki_cli::warn_pack_error(done.pack_error.as_deref());
+            wiki_cli::notice(done.packing_message());
         }
         outcome.map_err(|e| match e {
             e @ wiki_store::Error::Conflict { .. } => CliError::Runtime(format!(

@@ -72,6 +72,56 @@ pub struct PackOutcome {
     pub pack: Option<PathBuf>,
 }
 
+impl PackOutcome {
+    /// One line for people: `packed N objects (D as deltas, M packs merged): 178.3 MiB of loose
+    /// objects -> 8.8 MiB pack`, or `nothing to pack`.
+    pub fn summary(&self) -> String {
+        if self.objects == 0 {
+            return "nothing to pack".to_string();
+        }
+        format!(
+            "packed {} objects ({} as deltas, {} packs merged): {} of loose objects -> {} pack",
+            self.objects,
+            self.deltas,
+            self.packs_merged,
+            human_size(self.loose_bytes),
+            human_size(self.pack_bytes)
+        )
+    }
+}
+
+/// `812 B`, `12.3 KiB`, `8.8 MiB`, `1.2 GiB`.
+fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+impl crate::CommitOutcome {
+    /// What to tell people about the packing that followed the commit, if it ran: a warning
+    /// when it failed (the commit stands, nothing is lost), else its [`PackOutcome::summary`]
+    /// (an operation that packed took longer; git prints a line too when it packs).
+    pub fn packing_message(&self) -> Option<String> {
+        if let Some(e) = &self.pack_error {
+            return Some(format!(
+                "warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): {e}"
+            ));
+        }
+        self.packed
+            .as_ref()
+            .filter(|p| p.objects > 0)
+            .map(|p| format!("{} (automatic, after the commit)", p.summary()))
+    }
+}
+
 /// When a commit packs loose objects by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Policy {
@@ -459,4 +509,32 @@ fn changed_blobs(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_for_people() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1023), "1023 B");
+        assert_eq!(human_size(1024), "1.0 KiB");
+        assert_eq!(human_size(12_600), "12.3 KiB");
+        assert_eq!(human_size(9_227_469), "8.8 MiB");
+        assert_eq!(human_size(5 << 40), "5120.0 GiB");
+        let done = PackOutcome {
+            objects: 2180,
+            deltas: 1705,
+            loose_bytes: 186_963_148,
+            pack_bytes: 9_227_469,
+            packs_merged: 0,
+            pack: None,
+        };
+        assert_eq!(
+            done.summary(),
+            "packed 2180 objects (1705 as deltas, 0 packs merged): 178.3 MiB of loose objects -> 8.8 MiB pack"
+        );
+        assert_eq!(PackOutcome::default().summary(), "nothing to pack");
+    }
 }

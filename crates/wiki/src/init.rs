@@ -147,7 +147,7 @@ pub fn init_vault(
         let outcome = store
             .commit(&req)
             .map_err(|e| CliError::Runtime(format!("{}: {e}", root.display())))?;
-        wiki_cli::warn_pack_error(outcome.pack_error.as_deref());
+        wiki_cli::notice(outcome.packing_message());
         commit = outcome.commit.map(|c| c.to_string());
     }
 

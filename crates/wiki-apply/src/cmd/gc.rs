@@ -37,10 +37,6 @@ struct GcRecord {
     pack: Option<String>,
 }
 
-fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-}
-
 /// Run `wiki gc`.
 pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
     let format =
@@ -72,20 +68,7 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
     let mut out = Output::new();
     match format {
         Format::Json => out.json(&record)?,
-        Format::Text => {
-            if record.objects == 0 {
-                out.line("nothing to pack")?;
-            } else {
-                out.line(&format!(
-                    "packed {} objects ({} as deltas, {} packs merged): {} of loose objects -> {} pack",
-                    record.objects,
-                    record.deltas,
-                    record.packs_merged,
-                    mib(record.loose_bytes),
-                    mib(record.pack_bytes)
-                ))?;
-            }
-        }
+        Format::Text => out.line(&done.summary())?,
         _ => out.record(&record)?,
     }
     out.flush()?;
