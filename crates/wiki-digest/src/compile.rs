@@ -552,22 +552,15 @@ fn compile_inner(
                         .and_then(|_| {
                             wiki_parse::parse_frontmatter(&path, snapshot.get(&path)?).ok()
                         });
-                    let existing = match (&reparsed, existing) {
-                        (Some(f), _) => Some(DashboardFile {
-                            frontmatter: &f.frontmatter,
-                            text: f.text,
-                            body_offset: f.body_offset,
-                        }),
-                        (None, Some(p)) => Some(DashboardFile {
-                            frontmatter: &p.frontmatter,
-                            text: &p.text,
-                            body_offset: p.body_offset,
-                        }),
-                        (None, None) => None,
+                    let existing = match &reparsed {
+                        Some(f) => Some(DashboardFile::from(f)),
+                        None => existing.map(DashboardFile::from),
                     };
                     let body = reports::report_body(d.name, &input)?;
                     let rendered = render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t));
-                    trace(&format!("dashboard {} (render)", d.name), started);
+                    if tracing() {
+                        trace(&format!("dashboard {} (render)", d.name), started);
+                    }
                     rendered
                 })
                 .collect()
@@ -835,6 +828,26 @@ pub struct DashboardFile<'a> {
     pub text: &'a str,
     /// Where its body starts in `text`.
     pub body_offset: usize,
+}
+
+impl<'a> From<&'a Page> for DashboardFile<'a> {
+    fn from(p: &'a Page) -> Self {
+        DashboardFile {
+            frontmatter: &p.frontmatter,
+            text: &p.text,
+            body_offset: p.body_offset,
+        }
+    }
+}
+
+impl<'a> From<&'a wiki_parse::PageFrontmatter<'a>> for DashboardFile<'a> {
+    fn from(f: &'a wiki_parse::PageFrontmatter<'a>) -> Self {
+        DashboardFile {
+            frontmatter: &f.frontmatter,
+            text: f.text,
+            body_offset: f.body_offset,
+        }
+    }
 }
 
 /// Render a dashboard page from its current version (if any) and the new block body; `None`

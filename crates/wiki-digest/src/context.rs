@@ -304,8 +304,8 @@ impl VaultContext {
     /// commit of the last snapshot. No changes → no commit.
     ///
     /// Derived cache files among `changes` (see [`crate::derived`]) are not committed: they are
-    /// written while the commit runs and renamed into place after it, to the work tree (or, for an agent branch that is not checked
-    /// out, under `.openclaw-wiki/cache/agents/<ID>/`).
+    /// written while the commit runs and renamed into place after it, to the work tree (or, for
+    /// an agent branch that is not checked out, under `.openclaw-wiki/cache/agents/<ID>/`).
     pub fn commit(&self, changes: &[Change], spec: &CommitSpec) -> Result<CommitOutcome, CliError> {
         if changes.is_empty() {
             return Ok(CommitOutcome::default());

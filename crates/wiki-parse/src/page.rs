@@ -253,7 +253,6 @@ pub fn parse_frontmatter<'a>(
     };
     Ok(PageFrontmatter {
         frontmatter,
-        has_frontmatter: split.yaml.is_some(),
         text,
         body_offset: split.body_offset,
     })
@@ -262,10 +261,8 @@ pub fn parse_frontmatter<'a>(
 /// What [`parse_frontmatter`] returns.
 #[derive(Debug, Clone)]
 pub struct PageFrontmatter<'a> {
-    /// The raw frontmatter mapping (key order kept).
+    /// The raw frontmatter mapping (key order kept; empty without a frontmatter block).
     pub frontmatter: Mapping,
-    /// Whether the file has a frontmatter block at all.
-    pub has_frontmatter: bool,
     /// The full file text.
     pub text: &'a str,
     /// Byte offset of the body in `text`.

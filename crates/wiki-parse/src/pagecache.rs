@@ -202,7 +202,7 @@ struct Entry {
 }
 
 impl Entry {
-    /// Whether `other` records the same version with the same stat data and flags.
+    /// Whether the entry records this version (`blob`) with this stat data and flag.
     fn same(&self, blob: &[u8; 20], stat: Option<&FileStat>, claims_complete: bool) -> bool {
         &self.blob == blob && self.stat.as_ref() == stat && self.claims_complete == claims_complete
     }
@@ -303,18 +303,8 @@ impl ParseCache {
         let Some(base_sum) = self.base_sum else {
             return false;
         };
-        let Some(body_len) = buf.len().checked_sub(8) else {
-            return false;
-        };
-        let (body, sum) = buf.split_at(body_len);
-        if checksum(body).to_le_bytes() != sum {
-            return false;
-        }
         let decoded = (|| {
-            let mut r = Reader::new(body);
-            if r.bytes(DELTA_MAGIC.len()).ok()? != DELTA_MAGIC || r.string().ok()? != tool_id() {
-                return None;
-            }
+            let (mut r, _) = open_file(&buf, DELTA_MAGIC)?;
             let base: [u8; 8] = r.bytes(8).ok()?.try_into().ok()?;
             if u64::from_le_bytes(base) != base_sum {
                 return None;
@@ -332,7 +322,7 @@ impl ParseCache {
             for _ in 0..m {
                 removed.push(r.string().ok()?);
             }
-            (r.pos == body.len()).then_some((label, entries, removed))
+            (r.pos == r.buf.len()).then_some((label, entries, removed))
         })();
         let Some((label, entries, removed)) = decoded else {
             return false;
@@ -379,15 +369,7 @@ impl ParseCache {
 
     /// Decode the index of a cache file (payloads are decoded on lookup).
     pub fn from_bytes(buf: Vec<u8>) -> Option<ParseCache> {
-        let body_len = buf.len().checked_sub(8)?;
-        let (body, sum) = buf.split_at(body_len);
-        if checksum(body).to_le_bytes() != sum {
-            return None;
-        }
-        let mut r = Reader::new(body);
-        if r.bytes(MAGIC.len()).ok()? != MAGIC || r.string().ok()? != tool_id() {
-            return None;
-        }
+        let (mut r, base_sum) = open_file(&buf, MAGIC)?;
         let label = r.string().ok()?;
         let n = r.len().ok()?;
         let mut entries = HashMap::with_capacity_and_hasher(
@@ -398,10 +380,9 @@ impl ParseCache {
             let (path, entry) = read_entry(&mut r)?;
             entries.insert(path, entry);
         }
-        if r.pos != body.len() {
+        if r.pos != r.buf.len() {
             return None;
         }
-        let base_sum = u64::from_le_bytes(sum.try_into().ok()?);
         Some(ParseCache {
             label,
             buf,
@@ -572,9 +553,7 @@ pub fn encode_reusing<'a>(
         .into_iter()
         .filter(|(p, _)| hex_to_raw(&p.blob_id).is_some())
         .collect();
-    let mut w = Writer(Vec::with_capacity(pages.len() * 1024 + 64));
-    w.0.extend_from_slice(MAGIC);
-    w.str(&tool_id());
+    let mut w = Writer::file(MAGIC, pages.len() * 1024 + 64);
     w.str(label);
     w.len(pages.len());
     // Entries are independent: chunks of them are encoded in parallel (a first compile encodes
@@ -604,9 +583,7 @@ pub fn encode_reusing<'a>(
     for part in parts {
         w.0.extend_from_slice(&part);
     }
-    let sum = checksum(&w.0);
-    w.0.extend_from_slice(&sum.to_le_bytes());
-    w.0
+    w.finish()
 }
 
 /// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
@@ -647,9 +624,7 @@ fn encode_delta(
     stat: &(impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync),
 ) -> Option<Vec<u8>> {
     let base_sum = prev.base_sum?;
-    let mut w = Writer(Vec::with_capacity(4096));
-    w.0.extend_from_slice(DELTA_MAGIC);
-    w.str(&tool_id());
+    let mut w = Writer::file(DELTA_MAGIC, 4096);
     w.0.extend_from_slice(&base_sum.to_le_bytes());
     w.str(label);
     let mut changed: Vec<(&PageInfo, TextLayout, [u8; 20], Option<FileStat>)> = Vec::new();
@@ -704,9 +679,7 @@ fn encode_delta(
     for path in removed {
         w.str(path);
     }
-    let sum = checksum(&w.0);
-    w.0.extend_from_slice(&sum.to_le_bytes());
-    Some(w.0)
+    Some(w.finish())
 }
 
 fn raw_to_hex(raw: &[u8; 20]) -> String {
@@ -779,6 +752,21 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 struct Writer(Vec<u8>);
 
 impl Writer {
+    /// A cache or delta file: `magic`, then the tool version.
+    fn file(magic: &[u8], capacity: usize) -> Writer {
+        let mut w = Writer(Vec::with_capacity(capacity));
+        w.0.extend_from_slice(magic);
+        w.str(&tool_id());
+        w
+    }
+
+    /// The file's bytes, with the checksum of everything before it appended.
+    fn finish(mut self) -> Vec<u8> {
+        let sum = checksum(&self.0);
+        self.0.extend_from_slice(&sum.to_le_bytes());
+        self.0
+    }
+
     fn len(&mut self, mut v: usize) {
         while v >= 0x80 {
             self.0.push((v as u8) | 0x80);
@@ -1069,6 +1057,23 @@ fn kind_code(kind: PageKind) -> u8 {
 /// The bytes do not decode (damaged or foreign file).
 #[derive(Debug)]
 struct Bad;
+
+/// A reader of a file [`Writer::file`] and [`Writer::finish`] wrote, positioned after its magic
+/// and tool version, with the file's checksum; `None` when the checksum, the magic or the tool
+/// version does not match.
+fn open_file<'a>(buf: &'a [u8], magic: &[u8]) -> Option<(Reader<'a>, u64)> {
+    let body_len = buf.len().checked_sub(8)?;
+    let (body, sum) = buf.split_at(body_len);
+    let sum = u64::from_le_bytes(sum.try_into().ok()?);
+    if checksum(body) != sum {
+        return None;
+    }
+    let mut r = Reader::new(body);
+    if r.bytes(magic.len()).ok()? != magic || r.string().ok()? != tool_id() {
+        return None;
+    }
+    Some((r, sum))
+}
 
 struct Reader<'a> {
     buf: &'a [u8],

@@ -55,7 +55,7 @@ const MAX_DEPTH: usize = 50;
 /// Blobs smaller than this are stored whole (a delta would save next to nothing).
 const MIN_DELTA_SIZE: usize = 256;
 
-/// What [`Store::pack_loose_objects`] did.
+/// What [`Store::pack_loose_objects`] or [`Store::repack_objects`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackOutcome {
     /// Loose objects written into the pack (and then removed).
@@ -68,7 +68,7 @@ pub struct PackOutcome {
     pub pack_bytes: u64,
     /// Earlier packs whose objects went into the new pack (and that were then removed).
     pub packs_merged: usize,
-    /// The new pack; `None` when there was no loose object.
+    /// The new pack; `None` when there was nothing to pack.
     pub pack: Option<PathBuf>,
 }
 
@@ -157,6 +157,14 @@ fn loose_in(objects_dir: &Path, dir: &str, out: &mut Vec<(ObjectId, u64)>) -> Re
         out.push((id, size));
     }
     Ok(())
+}
+
+/// Remove the file at `path`; one already gone is fine.
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// The files of one pack.
@@ -377,12 +385,7 @@ impl Store {
         // packs (index first: a pack is found through its index).
         for (id, _) in &loose {
             let hex = id.to_hex().to_string();
-            let path = objects_dir.join(&hex[..2]).join(&hex[2..]);
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(&path, e)),
-            }
+            remove_if_present(&objects_dir.join(&hex[..2]).join(&hex[2..]))?;
         }
         for pack in &merged {
             for path in [&pack.idx, &pack.pack]
@@ -390,11 +393,7 @@ impl Store {
                 .cloned()
                 .chain(["rev", "bitmap"].map(|ext| pack.pack.with_extension(ext)))
             {
-                match std::fs::remove_file(&path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(Error::io(&path, e)),
-                }
+                remove_if_present(&path)?;
             }
         }
         Ok(PackOutcome {

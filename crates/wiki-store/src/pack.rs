@@ -170,12 +170,26 @@ pub(crate) fn write_blobs(
     }
     let pack_hash = sha1_of(&pack);
     pack.extend_from_slice(&pack_hash);
+    install(&pack_dir, &pack_hash, &mut entries, |dest| {
+        persist(&pack_dir, &pack, dest)
+    })
+}
 
-    let idx = build_index(&mut entries, &pack_hash);
+/// Put a complete pack in place under its name: `write_pack` writes the pack (ending with
+/// `pack_hash`) to the path it is given, fsynced and read-only; then the index of `entries` is
+/// written beside it (a pack becomes visible with its index, so the index comes last, as git
+/// does). Returns the pack's path.
+fn install(
+    pack_dir: &Path,
+    pack_hash: &[u8; 20],
+    entries: &mut [(ObjectId, u32, u64)],
+    write_pack: impl FnOnce(&Path) -> Result<()>,
+) -> Result<std::path::PathBuf> {
     let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
     let pack_path = pack_dir.join(format!("pack-{name}.pack"));
-    persist(&pack_dir, &pack, &pack_path)?;
-    persist(&pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
+    write_pack(&pack_path)?;
+    let idx = build_index(entries, pack_hash);
+    persist(pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
     Ok(pack_path)
 }
 
@@ -350,16 +364,9 @@ impl PackWriter {
             .file
             .into_inner()
             .map_err(|e| Error::io(&self.pack_dir, e.into_error()))?;
-        let idx = build_index(&mut self.entries, &pack_hash);
-        let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
-        let pack_path = self.pack_dir.join(format!("pack-{name}.pack"));
-        seal(tmp, &pack_path)?;
-        persist(
-            &self.pack_dir,
-            &idx,
-            &self.pack_dir.join(format!("pack-{name}.idx")),
-        )?;
-        Ok(pack_path)
+        install(&self.pack_dir, &pack_hash, &mut self.entries, |dest| {
+            seal(tmp, dest)
+        })
     }
 }
 

@@ -21,11 +21,6 @@ pub fn compiler(no_compile: bool, dry_run: bool) -> Box<dyn Compiler> {
     }
 }
 
-/// The running program's name (`wiki` or `wiki-apply`), for `<program>: <message>` lines.
-pub fn program() -> String {
-    wiki_cli::program_name()
-}
-
 /// The command line of the `wiki-apply` binary: `apply`'s arguments at the top level plus the
 /// `history`, `rollback` and `agent` subcommands (also used to generate its man page).
 pub fn binary_cli() -> clap::Command {

@@ -64,7 +64,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     ) {
         Ok(o) => o,
         Err(Error::Refused(message)) => {
-            wiki_cli::warn(&super::program(), &message);
+            wiki_cli::warn(&wiki_cli::program_name(), &message);
             return Ok(exit::FOUND);
         }
         Err(e) => return Err(e.into()),
