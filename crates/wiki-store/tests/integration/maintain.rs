@@ -13,6 +13,25 @@ fn dashboard(rows: usize, changed: usize, version: usize) -> String {
         .collect()
 }
 
+/// A store on the fixture with `WIKI_AUTO_PACK=<policy>`.
+fn packing_store(f: &Fixture, policy: &str) -> Store {
+    Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", policy)])).expect("open store")
+}
+
+/// The pack index files (`pack-*.idx` names), sorted.
+fn idx_files(f: &Fixture) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(f.path(".git/objects/pack"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".idx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
 fn loose_count(f: &Fixture) -> usize {
     let out = f.git(&["count-objects", "-v"]);
     out.lines()
@@ -25,14 +44,7 @@ fn pack_stats(f: &Fixture) -> (usize, usize) {
     // (objects stored whole, objects stored as deltas) over every pack.
     let mut whole = 0;
     let mut deltas = 0;
-    for entry in std::fs::read_dir(f.path(".git/objects/pack"))
-        .expect("pack dir")
-        .flatten()
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".idx") {
-            continue;
-        }
+    for name in idx_files(f) {
         let out = f.git(&["verify-pack", "-v", &format!(".git/objects/pack/{name}")]);
         for line in out.lines() {
             let fields: Vec<&str> = line.split_whitespace().collect();
@@ -51,8 +63,7 @@ fn pack_stats(f: &Fixture) -> (usize, usize) {
 #[test]
 fn loose_objects_become_one_pack_with_deltas() {
     let f = Fixture::repo_with(&[("seed.md", "s\n")]);
-    let store =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let store = packing_store(&f, "never");
     let rows = 3000;
     for version in 1..=12 {
         let changes = [
@@ -145,8 +156,7 @@ fn loose_objects_become_one_pack_with_deltas() {
 #[test]
 fn unreachable_and_other_branch_objects_are_packed_too() {
     let f = Fixture::repo_with(&[("a.md", "a\n")]);
-    let store =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let store = packing_store(&f, "never");
     let big = dashboard(500, 1, 1);
     store
         .commit(&wiki_store::CommitRequest::new(
@@ -174,8 +184,7 @@ fn unreachable_and_other_branch_objects_are_packed_too() {
 #[test]
 fn commits_pack_by_themselves_unless_told_not_to() {
     let f = Fixture::repo_with(&[("a.md", "a\n")]);
-    let always =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    let always = packing_store(&f, "always");
     let done = always
         .commit(&req(&[w("b.md", "b\n")], "one"))
         .expect("commit");
@@ -185,8 +194,7 @@ fn commits_pack_by_themselves_unless_told_not_to() {
     assert_eq!(loose_count(&f), 0);
     f.fsck();
 
-    let never =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let never = packing_store(&f, "never");
     let done = never
         .commit(&req(&[w("c.md", "c\n")], "two"))
         .expect("commit");
@@ -223,10 +231,8 @@ fn commits_pack_by_themselves_unless_told_not_to() {
 #[test]
 fn a_store_opened_before_packing_still_reads_everything() {
     let f = Fixture::repo_with(&[("a.md", "a\n")]);
-    let reader =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
-    let writer =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    let reader = packing_store(&f, "never");
+    let writer = packing_store(&f, "always");
     for round in 0..20 {
         // The reader has looked at the current state (indices and loose objects).
         let tip = reader.branch_tip("main").expect("tip").expect("some tip");
@@ -261,31 +267,21 @@ fn a_store_opened_before_packing_still_reads_everything() {
 }
 
 fn pack_count(f: &Fixture) -> usize {
-    std::fs::read_dir(f.path(".git/objects/pack"))
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
-                .count()
-        })
-        .unwrap_or(0)
+    idx_files(f).len()
 }
 
 #[test]
 fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
     let f = Fixture::repo_with(&[("seed.md", "s\n")]);
-    let always =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    let always = packing_store(&f, "always");
     // A large first pack (the vault's first compile makes one), then one pack per commit.
     let bulk: Vec<wiki_store::Change> = (0..100)
         .map(|i| w(&format!("entities/e{i}.md"), &dashboard(200, i, i)))
         .collect();
     always.commit(&req(&bulk, "bulk")).expect("bulk commit");
     let idx_names = || -> Vec<(u64, String)> {
-        let mut names: Vec<(u64, String)> = std::fs::read_dir(f.path(".git/objects/pack"))
-            .expect("pack dir")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".idx"))
+        let mut names: Vec<(u64, String)> = idx_files(&f)
+            .into_iter()
             .map(|n| {
                 let pack = f.path(&format!(".git/objects/pack/{}", n.replace(".idx", ".pack")));
                 (std::fs::metadata(pack).expect("pack").len(), n)
@@ -322,8 +318,7 @@ fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
         .map(|i| f.show(&format!("HEAD~{i}:reports/r.md")))
         .collect();
 
-    let store =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let store = packing_store(&f, "never");
     let done = store.repack_objects().expect("repack");
     // Ten packs: one kept, the largest left, eight merged; the seven older dashboards as
     // deltas (the trees are too small to be worth one).
@@ -345,8 +340,7 @@ fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
     // gc.autoPackLimit bounds the packs that automatic packing leaves.
     f.git(&["config", "gc.autoPackLimit", "4"]);
     // (A store reads the configuration when it is opened.)
-    let always =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    let always = packing_store(&f, "always");
     for version in 9..=20 {
         let changes = [w("reports/r.md", &dashboard(400, version, version))];
         let done = always
@@ -365,29 +359,21 @@ fn packs_are_merged_into_one_except_the_largest_and_kept_ones() {
 #[test]
 fn promisor_and_cruft_packs_are_left_alone() {
     let f = Fixture::repo_with(&[("a.md", "a\n")]);
-    let always =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "always")])).expect("open store");
+    let always = packing_store(&f, "always");
     for v in 0..5 {
         let changes = [w("reports/r.md", &dashboard(100 + v * 50, v, v))];
         always
             .commit(&req(&changes, &format!("op {v}")))
             .expect("commit");
     }
-    let mut idx: Vec<String> = std::fs::read_dir(f.path(".git/objects/pack"))
-        .expect("pack dir")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".idx"))
-        .collect();
-    idx.sort();
+    let idx = idx_files(&f);
     assert_eq!(idx.len(), 5);
     let marked = [(&idx[0], "promisor"), (&idx[1], "mtimes")];
     for (name, ext) in marked {
         let marker = name.replace(".idx", &format!(".{ext}"));
         std::fs::write(f.path(&format!(".git/objects/pack/{marker}")), "").expect("marker");
     }
-    let store =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let store = packing_store(&f, "never");
     let done = store.repack_objects().expect("repack");
     // Five packs: two marked, the largest kept as it is, two merged.
     assert_eq!(done.packs_merged, 2, "{done:?}");
@@ -428,8 +414,7 @@ fn randomly_edited_files_read_back_exactly_through_git_after_packing() {
 
 fn randomly_edited_file(seed: u64) {
     let f = Fixture::repo_with(&[("seed.md", "s\n")]);
-    let store =
-        Store::open_with(&f.root, fixed_env(&[("WIKI_AUTO_PACK", "never")])).expect("open store");
+    let store = packing_store(&f, "never");
     let mut rng = Lcg(seed);
     // Lines of every kind: text, long lines, short lines, CRLF, bytes that are not UTF-8, NULs.
     let line = |rng: &mut Lcg| -> Vec<u8> {
