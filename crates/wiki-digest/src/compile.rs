@@ -191,7 +191,7 @@ pub fn compile_cached(
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
         unloaded: Some(&unloaded),
-        digest: recorded.map(|_| (cache, &misses)),
+        digest: recorded.map(|r| (cache, &misses, r.claims)),
         dashboards: dashboards.as_ref(),
     };
     compile_inner(snapshot, parsed, opts, inc)
@@ -282,8 +282,9 @@ struct Incremental<'a> {
     /// Recompute the Related blocks of these pages only (the others are current).
     related_scope: Option<&'a HashSet<String>>,
     /// Reuse the digest objects and claim lines of the cached pages not in the set (the cached
-    /// compile's files are on disk and the clock is inside its window).
-    digest: Option<(&'a ParseCache, &'a HashSet<String>)>,
+    /// compile's files are on disk and the clock is inside its window); with the recorded
+    /// checksum of `claims.jsonl`.
+    digest: Option<(&'a ParseCache, &'a HashSet<String>, u64)>,
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
     /// The pages not found in the parse cache (`None`: no cache was used).
@@ -611,8 +612,10 @@ fn compile_inner(
 
     t = trace("order", t);
     // 4. Digest and claims.
-    let reused = inc.digest.and_then(|(cache, misses)| {
-        reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)
+    let reused = inc.digest.and_then(|(cache, misses, claims_sum)| {
+        let (agent, claims) =
+            reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)?;
+        Some((agent, claims.ok_or(claims_sum)))
     });
     if tracing() {
         wiki_cli::warn(
@@ -626,11 +629,14 @@ fn compile_inner(
         );
     }
     t = trace("digest (reuse)", t);
+    // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
+    // added back).
     let (agent, claims) = reused.unwrap_or_else(|| {
-        rayon::join(
+        let (agent, claims) = rayon::join(
             || digest::agent_digest(&order, &counts, &errors, now_ms),
             || digest::claims_jsonl(&order, now_ms),
-        )
+        );
+        (agent, Ok(claims))
     });
     // Recorded for the next compile (when reports carry no claims: their old lines could not be
     // found again, they are not in the parse cache).
@@ -639,7 +645,10 @@ fn compile_inner(
         .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
         .then(|| crate::reuse::Recorded {
             digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
-            claims: wiki_parse::pagecache::checksum(claims.as_bytes()),
+            claims: match &claims {
+                Ok(text) => wiki_parse::pagecache::checksum(text.as_bytes()),
+                Err(current) => *current,
+            },
             window: crate::cache::validity_of(order.iter().copied(), now_ms),
             // Set once the index files are known (below).
             reports: 0,
@@ -650,10 +659,12 @@ fn compile_inner(
     // page texts; see `derived::prepare`).
     let mut derived_changes: Vec<Change> = Vec::new();
     for (path, text) in [
-        (wiki_parse::layout::AGENT_DIGEST_PATH, agent),
-        (wiki_parse::layout::CLAIMS_PATH, claims),
+        (wiki_parse::layout::AGENT_DIGEST_PATH, Some(agent)),
+        (wiki_parse::layout::CLAIMS_PATH, claims.ok()),
     ] {
-        if snapshot.get(path) != Some(text.as_bytes()) {
+        if let Some(text) = text
+            && snapshot.get(path) != Some(text.as_bytes())
+        {
             derived_changes.push(Change::write(path, text));
         }
     }
@@ -725,7 +736,8 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
 
 /// `agent-digest.json` and `claims.jsonl` from the files of the last compile: unchanged cached
 /// pages keep their digest object and claim lines, the others are rendered (see
-/// [`crate::reuse`]). `None` when the old files do not have the expected shape.
+/// [`crate::reuse`]). `None` when the old files do not have the expected shape; `claims.jsonl`
+/// is `None` when it does not change (the lines to remove are the lines to add).
 fn reuse_digest(
     snapshot: &Snapshot,
     order: &[&PageInfo],
@@ -734,7 +746,7 @@ fn reuse_digest(
     now_ms: i64,
     cache: &ParseCache,
     misses: &HashSet<String>,
-) -> Option<(String, String)> {
+) -> Option<(String, Option<String>)> {
     use wiki_parse::PageKind;
     let old_digest = std::str::from_utf8(snapshot.get(AGENT_DIGEST_PATH)?).ok()?;
     let old_claims = std::str::from_utf8(snapshot.get(CLAIMS_PATH)?).ok()?;
@@ -775,11 +787,12 @@ fn reuse_digest(
                 let old = cache.get_any(path)?;
                 remove.extend(digest::claim_lines(&[&old], now_ms));
             }
-            let out = crate::reuse::splice_lines(
-                old_claims,
-                &remove,
-                digest::claim_lines(&changed, now_ms),
-            );
+            let add = digest::claim_lines(&changed, now_ms);
+            let out = if crate::reuse::same_lines(&remove, &add) {
+                Some(None)
+            } else {
+                crate::reuse::splice_lines(old_claims, &remove, add).map(Some)
+            };
             trace("digest (reuse: claims)", t);
             out
         },

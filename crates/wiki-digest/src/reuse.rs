@@ -44,17 +44,30 @@ pub fn reports_checksum<'a>(
     source_sync: Option<&[u8]>,
     tag: &str,
 ) -> u64 {
-    let mut all: Vec<u8> = tag.as_bytes().to_vec();
-    all.push(0);
+    // The checksum of `tag NUL (path NUL len:u64le bytes)* 0x01 source_sync`, fed piece by piece
+    // (the report files are megabytes on large vaults: no concatenated copy).
+    let reports: Vec<(&str, &[u8])> = reports.into_iter().collect();
+    let source_sync = source_sync.unwrap_or_default();
+    let total = tag.len()
+        + 1
+        + reports
+            .iter()
+            .map(|(p, b)| p.len() + 1 + 8 + b.len())
+            .sum::<usize>()
+        + 1
+        + source_sync.len();
+    let mut sum = wiki_parse::pagecache::Checksum::new(total);
+    sum.update(tag.as_bytes());
+    sum.update(&[0]);
     for (path, bytes) in reports {
-        all.extend_from_slice(path.as_bytes());
-        all.push(0);
-        all.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        all.extend_from_slice(bytes);
+        sum.update(path.as_bytes());
+        sum.update(&[0]);
+        sum.update(&(bytes.len() as u64).to_le_bytes());
+        sum.update(bytes);
     }
-    all.push(1);
-    all.extend_from_slice(source_sync.unwrap_or_default());
-    wiki_parse::pagecache::checksum(&all)
+    sum.update(&[1]);
+    sum.update(source_sync);
+    sum.finish()
 }
 
 impl Recorded {
@@ -175,6 +188,21 @@ pub fn replace_chunks(
     Some(out)
 }
 
+/// Whether `a` and `b` hold the same lines, each as many times, in any order: splicing `b` in
+/// for `a` ([`splice_lines`]) gives back the file (its order is total: equal lines are
+/// identical).
+pub fn same_lines(a: &[String], b: &[String]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    fn sorted(v: &[String]) -> Vec<&str> {
+        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+    sorted(a) == sorted(b)
+}
+
 /// `claims.jsonl` with the lines of `remove` taken out and those of `add` merged in, sorted as
 /// compile sorts them ([`locale_cmp`]). `None` when a line to remove is not in `old`.
 pub fn splice_lines(old: &str, remove: &[String], mut add: Vec<String>) -> Option<String> {
@@ -221,6 +249,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn same_lines_counts_lines() {
+        let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(same_lines(&v(&[]), &v(&[])));
+        assert!(same_lines(&v(&["b", "a", "a"]), &v(&["a", "b", "a"])));
+        assert!(!same_lines(&v(&["a", "a", "b"]), &v(&["a", "b", "b"])));
+        assert!(!same_lines(&v(&["a"]), &v(&["a", "a"])));
+        assert!(!same_lines(&v(&["a"]), &v(&["A"])));
+        // Splicing the same lines back gives the file back.
+        let old = "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+        let lines = v(&["{\"b\":2}"]);
+        assert_eq!(
+            splice_lines(old, &lines, lines.clone()).as_deref(),
+            Some(old)
+        );
+    }
+
+    #[test]
     fn splice_keeps_sorted_order() {
         let old = "a\nc\nc\ne\n";
         let got = splice_lines(old, &["c".into()], vec!["d".into(), "b".into()]).unwrap();
@@ -232,6 +277,31 @@ mod tests {
             "no claims left: a single newline, as compile writes it"
         );
         assert!(splice_lines(old, &["z".into()], vec![]).is_none());
+    }
+
+    #[test]
+    fn reports_checksum_is_the_checksum_of_the_concatenation() {
+        let files: Vec<(&str, &[u8])> = vec![
+            ("reports/a.md", b"# A\n".as_slice()),
+            ("reports/b.md", &[7u8; 100]),
+            ("index.md", b""),
+        ];
+        for sync in [None, Some(b"{}".as_slice())] {
+            let mut all = b"tag".to_vec();
+            all.push(0);
+            for (p, b) in &files {
+                all.extend_from_slice(p.as_bytes());
+                all.push(0);
+                all.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                all.extend_from_slice(b);
+            }
+            all.push(1);
+            all.extend_from_slice(sync.unwrap_or_default());
+            assert_eq!(
+                reports_checksum(files.iter().copied(), sync, "tag"),
+                wiki_parse::pagecache::checksum(&all)
+            );
+        }
     }
 
     #[test]

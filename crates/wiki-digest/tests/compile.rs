@@ -439,8 +439,18 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
     let delete_page = |v: &wiki_testkit::Vault| {
         std::fs::remove_file(v.path("entities/carol.md")).unwrap();
     };
+    // Claim lines change (status and confidence): claims.jsonl is spliced, not kept.
+    let edit_claim = |v: &wiki_testkit::Vault| {
+        let text = v.read("concepts/databases.md").replace(
+            "    status: superseded\n    confidence: 0.6\n",
+            "    status: contested\n    confidence: 0.2\n",
+        );
+        assert!(text.contains("status: contested"));
+        v.write("concepts/databases.md", text);
+    };
     for step in [
         &same_graph as &dyn Fn(&wiki_testkit::Vault),
+        &edit_claim,
         &new_page,
         &delete_page,
     ] {

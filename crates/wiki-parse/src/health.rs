@@ -292,33 +292,38 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
                 .filter_map(move |(ci, c)| Some((pi, ci, c.id.as_deref()?)))
         })
     };
-    // foldhash: claim ids are hashed twice per claim (std's SipHash was most of the digest
-    // header's time on large vaults); nothing iterates these maps.
-    let mut uses: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
-    let mut first_use: Vec<&str> = Vec::new();
-    for (_, _, id) in claim_ids() {
-        let n = uses.entry(id).or_insert_with(|| {
-            first_use.push(id);
-            0
-        });
-        *n += 1;
-    }
-    let shared: Vec<&str> = first_use.into_iter().filter(|id| uses[id] > 1).collect();
-    let slot: HashMap<&str, usize, foldhash::fast::RandomState> =
-        shared.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    let mut by_id: Vec<(String, Vec<ClusterEntry>)> = shared
-        .iter()
-        .map(|id| (id.to_string(), Vec::new()))
-        .collect();
+    // One hash per claim (foldhash: std's SipHash was most of the digest header's time on large
+    // vaults): each id's first use, and the entries of ids used again (most ids are used once,
+    // so nothing is copied for them); nothing iterates the map.
+    let mut seen: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
+    let mut first_use: Vec<(&str, ClusterEntry)> = Vec::new();
+    let mut again: Vec<Vec<ClusterEntry>> = Vec::new();
     for (pi, ci, id) in claim_ids() {
-        if let Some(&i) = slot.get(id) {
-            by_id[i].1.push(ClusterEntry {
-                page: pi,
-                claim: Some(ci),
-                note: None,
-            });
+        let entry = ClusterEntry {
+            page: pi,
+            claim: Some(ci),
+            note: None,
+        };
+        match seen.entry(id) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(first_use.len());
+                first_use.push((id, entry));
+                again.push(Vec::new());
+            }
+            std::collections::hash_map::Entry::Occupied(o) => again[*o.get()].push(entry),
         }
     }
+    let by_id: Vec<(String, Vec<ClusterEntry>)> = first_use
+        .into_iter()
+        .zip(again)
+        .filter(|(_, more)| !more.is_empty())
+        .map(|((id, first), more)| {
+            let mut entries = Vec::with_capacity(more.len() + 1);
+            entries.push(first);
+            entries.extend(more);
+            (id.to_string(), entries)
+        })
+        .collect();
     for (id, entries) in by_id {
         let claim_of = |e: &ClusterEntry| &pages[e.page].summary.claims[e.claim.unwrap_or(0)];
         let first = claim_of(&entries[0]);

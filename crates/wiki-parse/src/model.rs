@@ -103,6 +103,8 @@ impl Claim {
     /// Whether the status is one of [`CONTESTED_STATUSES`].
     pub fn is_contested(&self) -> bool {
         match self.status.as_deref().map(str::trim) {
+            // No status reads as "supported" (see `normalized_status`), without allocating it.
+            None | Some("") => CONTESTED_STATUSES.contains(&"supported"),
             // ASCII statuses compare without building the lower-cased copy.
             Some(s) if s.is_ascii() => CONTESTED_STATUSES.iter().any(|c| c.eq_ignore_ascii_case(s)),
             _ => CONTESTED_STATUSES.contains(&self.normalized_status().as_str()),

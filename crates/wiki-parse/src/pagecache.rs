@@ -714,37 +714,93 @@ pub fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
 /// over 32-byte blocks (so the CPU overlaps them: the compiled caches are checksummed on every
 /// run), then the tail, folded together with the length.
 pub fn checksum(bytes: &[u8]) -> u64 {
-    const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mix = |h: u64, w: u64| (h ^ w).wrapping_mul(MUL).rotate_left(31);
-    let word = |w: &[u8]| {
-        let mut le = [0u8; 8];
-        le.copy_from_slice(w);
-        u64::from_le_bytes(le)
-    };
-    let mut lanes: [u64; 4] = [
-        0x2545_F491_4F6C_DD1D ^ (bytes.len() as u64),
-        0x9E6C_63D0_676A_9A99,
-        0x6A09_E667_F3BC_C908,
-        0xBB67_AE85_84CA_A73B,
-    ];
-    let mut blocks = bytes.chunks_exact(32);
-    for b in &mut blocks {
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            *lane = mix(*lane, word(&b[8 * i..8 * i + 8]));
+    let mut c = Checksum::new(bytes.len());
+    c.update(bytes);
+    c.finish()
+}
+
+/// [`checksum`] of a concatenation fed piece by piece (no copy of the pieces), for inputs whose
+/// total length is known first.
+#[derive(Debug, Clone)]
+pub struct Checksum {
+    lanes: [u64; 4],
+    /// Bytes of an incomplete 32-byte block.
+    pending: [u8; 32],
+    filled: usize,
+}
+
+const CHECKSUM_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+
+fn checksum_mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(CHECKSUM_MUL).rotate_left(31)
+}
+
+fn checksum_word(w: &[u8]) -> u64 {
+    let mut le = [0u8; 8];
+    le.copy_from_slice(w);
+    u64::from_le_bytes(le)
+}
+
+impl Checksum {
+    /// A checksum of `total_len` bytes in all.
+    pub fn new(total_len: usize) -> Checksum {
+        Checksum {
+            lanes: [
+                0x2545_F491_4F6C_DD1D ^ (total_len as u64),
+                0x9E6C_63D0_676A_9A99,
+                0x6A09_E667_F3BC_C908,
+                0xBB67_AE85_84CA_A73B,
+            ],
+            pending: [0; 32],
+            filled: 0,
         }
     }
-    let mut h = lanes
-        .iter()
-        .fold(0x2545_F491_4F6C_DD1D, |h, &lane| mix(h, lane));
-    let rest = blocks.remainder();
-    let mut words = rest.chunks_exact(8);
-    for w in &mut words {
-        h = mix(h, word(w));
+
+    fn block(&mut self, b: &[u8]) {
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            *lane = checksum_mix(*lane, checksum_word(&b[8 * i..8 * i + 8]));
+        }
     }
-    for &b in words.remainder() {
-        h = mix(h, u64::from(b));
+
+    /// Feed the next bytes.
+    pub fn update(&mut self, mut bytes: &[u8]) {
+        if self.filled > 0 {
+            let take = (32 - self.filled).min(bytes.len());
+            self.pending[self.filled..self.filled + take].copy_from_slice(&bytes[..take]);
+            self.filled += take;
+            bytes = &bytes[take..];
+            if self.filled < 32 {
+                return;
+            }
+            let pending = self.pending;
+            self.block(&pending);
+            self.filled = 0;
+        }
+        let mut blocks = bytes.chunks_exact(32);
+        for b in &mut blocks {
+            self.block(b);
+        }
+        let rest = blocks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.filled = rest.len();
     }
-    h ^ (h >> 29)
+
+    /// The checksum (the total length given to [`Checksum::new`] must be the bytes fed).
+    pub fn finish(self) -> u64 {
+        let mut h = self
+            .lanes
+            .iter()
+            .fold(0x2545_F491_4F6C_DD1D, |h, &lane| checksum_mix(h, lane));
+        let rest = &self.pending[..self.filled];
+        let mut words = rest.chunks_exact(8);
+        for w in &mut words {
+            h = checksum_mix(h, checksum_word(w));
+        }
+        for &b in words.remainder() {
+            h = checksum_mix(h, u64::from(b));
+        }
+        h ^ (h >> 29)
+    }
 }
 
 // ---- encoding -------------------------------------------------------------------------------
@@ -1306,6 +1362,60 @@ fn decode_card(r: &mut Reader<'_>) -> Result<PersonCard, Bad> {
 
 #[cfg(test)]
 mod tests {
+    /// The one-shot checksum as it was before [`Checksum`] (the values are stored in caches).
+    fn checksum_before_streaming(bytes: &[u8]) -> u64 {
+        const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mix = |h: u64, w: u64| (h ^ w).wrapping_mul(MUL).rotate_left(31);
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap());
+        let mut lanes: [u64; 4] = [
+            0x2545_F491_4F6C_DD1D ^ (bytes.len() as u64),
+            0x9E6C_63D0_676A_9A99,
+            0x6A09_E667_F3BC_C908,
+            0xBB67_AE85_84CA_A73B,
+        ];
+        let mut blocks = bytes.chunks_exact(32);
+        for b in &mut blocks {
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                *lane = mix(*lane, word(&b[8 * i..8 * i + 8]));
+            }
+        }
+        let mut h = lanes.iter().fold(0x2545_F491_4F6C_DD1D, |h, &l| mix(h, l));
+        let mut words = blocks.remainder().chunks_exact(8);
+        for w in &mut words {
+            h = mix(h, word(w));
+        }
+        for &b in words.remainder() {
+            h = mix(h, u64::from(b));
+        }
+        h ^ (h >> 29)
+    }
+
+    #[test]
+    fn streaming_checksum_is_the_one_shot_checksum() {
+        let data: Vec<u8> = (0..300u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert_eq!(checksum(b""), checksum_before_streaming(b""));
+        for len in 0..data.len() {
+            let bytes = &data[..len];
+            let want = checksum_before_streaming(bytes);
+            assert_eq!(checksum(bytes), want, "len {len}");
+            // Every split into three pieces of a few sizes.
+            for a in [0, 1, 7, 8, 31, 32, 33, 64, 100]
+                .into_iter()
+                .filter(|&a| a <= len)
+            {
+                for b in [0, 1, 5, 31, 32, 40].into_iter().filter(|&b| a + b <= len) {
+                    let mut c = Checksum::new(len);
+                    c.update(&bytes[..a]);
+                    c.update(&bytes[a..a + b]);
+                    c.update(&bytes[a + b..]);
+                    assert_eq!(c.finish(), want, "len {len} split {a}+{b}");
+                }
+            }
+        }
+    }
+
     use super::*;
 
     const RICH: &str = "---\nid: entity.alpha\ntitle: Alpha\npageType: entity\nentityType: person\n\

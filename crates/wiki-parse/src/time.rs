@@ -21,7 +21,14 @@ const DAY_MS: i64 = 86_400_000;
 
 /// Parse a timestamp into milliseconds since the Unix epoch.
 pub fn parse_timestamp_ms(raw: &str) -> Option<i64> {
-    let s = raw.trim();
+    // Timestamps rarely carry spaces: skip the Unicode-aware trim when both ends are ASCII
+    // non-space bytes (then neither end can be whitespace).
+    let solid = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
+    let s = if solid(raw.as_bytes().first()) && solid(raw.as_bytes().last()) {
+        raw
+    } else {
+        raw.trim()
+    };
     if s.is_empty() {
         return None;
     }
@@ -195,17 +202,24 @@ impl Freshness {
     }
 }
 
-fn from_touch(ts: &str, ms: i64, now_ms: i64) -> Freshness {
-    let days = ((now_ms - ms).max(0)) / DAY_MS;
-    let level = if days >= STALE_DAYS {
+fn level_of(days: i64) -> FreshnessLevel {
+    if days >= STALE_DAYS {
         FreshnessLevel::Stale
     } else if days >= AGING_DAYS {
         FreshnessLevel::Aging
     } else {
         FreshnessLevel::Fresh
-    };
+    }
+}
+
+fn days_since(ms: i64, now_ms: i64) -> i64 {
+    ((now_ms - ms).max(0)) / DAY_MS
+}
+
+fn from_touch(ts: &str, ms: i64, now_ms: i64) -> Freshness {
+    let days = days_since(ms, now_ms);
     Freshness {
-        level,
+        level: level_of(days),
         days_since_touch: Some(days),
         last_touched_at: Some(ts.to_string()),
         reason: format!("last touched {ts}"),
@@ -224,34 +238,64 @@ pub fn page_freshness(updated_at: Option<&str>, now_ms: i64) -> Freshness {
 /// each evidence `updatedAt`. A claim whose own `updatedAt` is present but not a date is unknown
 /// (newest upstream behaviour: a malformed claim date is not papered over by the page's date).
 pub fn claim_freshness(claim: &Claim, page_updated_at: Option<&str>, now_ms: i64) -> Freshness {
-    if let Some(own) = claim.updated_at.as_deref()
-        && parse_timestamp_ms(own).is_none()
-    {
-        return Freshness::unknown();
+    match claim_last_touch(claim, page_updated_at) {
+        Some((ts, ms)) => from_touch(ts, ms, now_ms),
+        None => Freshness::unknown(),
     }
-    let mut best: Option<(&str, i64)> = None;
-    let candidates = claim
-        .updated_at
-        .as_deref()
-        .into_iter()
-        .chain(page_updated_at)
-        .chain(
-            claim
-                .evidence
-                .iter()
-                .filter_map(|e| e.updated_at.as_deref()),
-        );
-    for ts in candidates {
+}
+
+/// The level of [`claim_freshness`] (without building the rest: counts over every claim of a
+/// vault), with the page's `updatedAt` already parsed (`page_ms`: `None` when absent or not a
+/// date).
+pub fn claim_freshness_level_at(
+    claim: &Claim,
+    page_ms: Option<i64>,
+    now_ms: i64,
+) -> FreshnessLevel {
+    let mut best = match claim.updated_at.as_deref() {
+        Some(own) => match parse_timestamp_ms(own) {
+            Some(ms) => Some(ms),
+            None => return FreshnessLevel::Unknown,
+        },
+        None => None,
+    };
+    let evidence = claim
+        .evidence
+        .iter()
+        .filter_map(|e| e.updated_at.as_deref().and_then(parse_timestamp_ms));
+    for ms in page_ms.into_iter().chain(evidence) {
+        best = Some(best.map_or(ms, |b| b.max(ms)));
+    }
+    match best {
+        Some(ms) => level_of(days_since(ms, now_ms)),
+        None => FreshnessLevel::Unknown,
+    }
+}
+
+/// The timestamp [`claim_freshness`] measures from (as written, and in ms), if any.
+fn claim_last_touch<'a>(
+    claim: &'a Claim,
+    page_updated_at: Option<&'a str>,
+) -> Option<(&'a str, i64)> {
+    let own = match claim.updated_at.as_deref() {
+        Some(own) => Some((own, parse_timestamp_ms(own)?)),
+        None => None,
+    };
+    let mut best = own;
+    let others = page_updated_at.into_iter().chain(
+        claim
+            .evidence
+            .iter()
+            .filter_map(|e| e.updated_at.as_deref()),
+    );
+    for ts in others {
         if let Some(ms) = parse_timestamp_ms(ts)
             && best.is_none_or(|(_, b)| ms > b)
         {
             best = Some((ts, ms));
         }
     }
-    match best {
-        Some((ts, ms)) => from_touch(ts, ms, now_ms),
-        None => Freshness::unknown(),
-    }
+    best
 }
 
 #[cfg(test)]
@@ -372,5 +416,42 @@ mod tests {
         let f = claim_freshness(&bad, Some("2026-04-01T00:00:00.000Z"), now());
         assert_eq!(f.level, FreshnessLevel::Unknown);
         assert_eq!(f.reason, "missing updatedAt");
+    }
+
+    #[test]
+    fn claim_level_is_claim_freshness_level() {
+        let dates = [
+            None,
+            Some("not-a-date"),
+            Some("2026-04-01T00:00:00.000Z"),
+            Some("2026-03-06T12:00:00.000Z"),
+            Some("2026-01-05T12:00:01Z"),
+            Some("2025-10-01"),
+            Some("2030-01-01"),
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for own in dates {
+            for page in dates {
+                for ev in dates {
+                    let claim = Claim {
+                        text: "x".into(),
+                        updated_at: own.map(String::from),
+                        evidence: vec![
+                            Evidence {
+                                updated_at: ev.map(String::from),
+                                ..Default::default()
+                            },
+                            Evidence::default(),
+                        ],
+                        ..Default::default()
+                    };
+                    let level = claim_freshness(&claim, page, now()).level;
+                    let page_ms = page.and_then(parse_timestamp_ms);
+                    assert_eq!(claim_freshness_level_at(&claim, page_ms, now()), level);
+                    seen.insert(level.as_str());
+                }
+            }
+        }
+        assert_eq!(seen.len(), 4, "{seen:?}");
     }
 }
