@@ -101,11 +101,21 @@ pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileO
 /// The clock window `[from, until)` around `now_ms` in which no freshness level of `pages`
 /// changes.
 pub fn validity(pages: &[PageInfo], now_ms: i64) -> (i64, i64) {
-    validity_of(pages.iter(), now_ms)
+    validity_of(&pages.iter().collect::<Vec<_>>(), now_ms)
 }
 
-/// [`validity`] over any iterator of pages.
-pub fn validity_of<'a>(pages: impl IntoIterator<Item = &'a PageInfo>, now_ms: i64) -> (i64, i64) {
+/// [`validity`] over page references, in parallel (every timestamp of a vault is parsed: a
+/// minimum and a maximum, so the result does not depend on how the work is split).
+pub fn validity_of(pages: &[&PageInfo], now_ms: i64) -> (i64, i64) {
+    use rayon::prelude::*;
+    pages
+        .par_iter()
+        .with_min_len(256)
+        .map(|p| page_validity(p, now_ms))
+        .reduce(|| (i64::MIN, i64::MAX), |a, b| (a.0.max(b.0), a.1.min(b.1)))
+}
+
+fn page_validity(p: &PageInfo, now_ms: i64) -> (i64, i64) {
     let (mut lo, mut hi) = (i64::MIN, i64::MAX);
     let mut consider = |ts: Option<&str>| {
         let Some(ms) = ts.and_then(parse_timestamp_ms) else {
@@ -120,13 +130,11 @@ pub fn validity_of<'a>(pages: impl IntoIterator<Item = &'a PageInfo>, now_ms: i6
             }
         }
     };
-    for p in pages {
-        consider(p.summary.updated_at.as_deref());
-        for c in &p.summary.claims {
-            consider(c.updated_at.as_deref());
-            for e in &c.evidence {
-                consider(e.updated_at.as_deref());
-            }
+    consider(p.summary.updated_at.as_deref());
+    for c in &p.summary.claims {
+        consider(c.updated_at.as_deref());
+        for e in &c.evidence {
+            consider(e.updated_at.as_deref());
         }
     }
     (lo, hi)

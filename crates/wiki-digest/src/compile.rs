@@ -197,6 +197,20 @@ pub fn compile_cached(
     compile_inner(snapshot, parsed, opts, inc)
 }
 
+/// [`title_order`] of `pages` as indices into it, so that the pages can be moved (not cloned)
+/// into the result.
+fn title_order_idx(pages: &[Page]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..pages.len()).collect();
+    let info = |i: &usize| &pages[*i].info;
+    idx.sort_by(|a, b| crate::pages::scan_cmp(info(a), info(b)));
+    let mut titled: Vec<(usize, &str)> = idx
+        .iter()
+        .map(|&i| (i, pages[i].info.title.as_str()))
+        .collect();
+    wiki_parse::health::sort_by_locale(&mut titled, |t| t.1);
+    titled.into_iter().map(|t| t.0).collect()
+}
+
 /// Whether an edited page still carries, unchanged and well-formed, the Related block body its
 /// cached version had (`layout`, computed for the same link graph).
 fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
@@ -523,11 +537,16 @@ fn compile_inner(
         .copied()
         .filter(|d| inc.dashboards.is_none_or(|only| only.contains(d.name)))
         .collect();
+    // The pages in title order (as indices: the pages move into the result at the end); the
+    // dashboards' order serves the digest too unless rendering them adds, removes or retitles a
+    // page.
+    let mut title_idx: Option<Vec<usize>> = None;
     if opts.dashboards && !selected.is_empty() {
         let managed = snapshot.managed_source_paths();
         t = trace("dashboards (managed sources)", t);
+        let idx = title_order_idx(&parsed_pages);
         let rendered: Vec<(Dashboard, String)> = {
-            let order = title_order(parsed_pages.iter().map(|p| &p.info));
+            let order: Vec<&PageInfo> = idx.iter().map(|&i| &parsed_pages[i].info).collect();
             t = trace("dashboards (title order)", t);
             let input = ReportInput {
                 pages: &order,
@@ -573,6 +592,7 @@ fn compile_inner(
             .par_iter()
             .map(|(d, text)| parse_page(&d.path(), text.as_bytes()))
             .collect();
+        let mut same_order = true;
         for ((d, text), parsed) in rendered.into_iter().zip(reparsed) {
             let path = d.path();
             changes.push(Change::write(path.clone(), text));
@@ -580,32 +600,28 @@ fn compile_inner(
                 Ok(page) => {
                     layouts.insert(path.clone(), TextLayout::of(&page));
                     match parsed_pages.iter_mut().find(|p| p.path == path) {
-                        Some(slot) => *slot = page,
-                        None => parsed_pages.push(page),
+                        Some(slot) => {
+                            same_order &= slot.info.title == page.info.title;
+                            *slot = page;
+                        }
+                        None => {
+                            same_order = false;
+                            parsed_pages.push(page);
+                        }
                     }
                 }
                 Err(_) => {
                     layouts.remove(&path);
+                    same_order &= !parsed_pages.iter().any(|p| p.path == path);
                     parsed_pages.retain(|p| p.path != path);
                 }
             }
         }
+        title_idx = same_order.then_some(idx);
     }
 
     t = trace("dashboards", t);
-    // Title order as indices, so the pages can be moved (not cloned) into the result.
-    let order_idx: Vec<usize> = {
-        let mut idx: Vec<usize> = (0..parsed_pages.len()).collect();
-        let info = |i: &usize| &parsed_pages[*i].info;
-        idx.sort_by(|a, b| crate::pages::scan_cmp(info(a), info(b)));
-        let mut titled: Vec<(usize, &str)> = idx
-            .iter()
-            .map(|&i| (i, parsed_pages[i].info.title.as_str()))
-            .collect();
-        wiki_parse::health::sort_by_locale(&mut titled, |t| t.1);
-        let idx: Vec<usize> = titled.into_iter().map(|t| t.0).collect();
-        idx
-    };
+    let order_idx = title_idx.unwrap_or_else(|| title_order_idx(&parsed_pages));
     let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();
     let counts = PageCounts::of(order.iter().copied());
     let claim_count: usize = order.iter().map(|p| p.summary.claims.len()).sum();
@@ -649,7 +665,7 @@ fn compile_inner(
                 Ok(text) => wiki_parse::pagecache::checksum(text.as_bytes()),
                 Err(current) => *current,
             },
-            window: crate::cache::validity_of(order.iter().copied(), now_ms),
+            window: crate::cache::validity_of(&order, now_ms),
             // Set once the index files are known (below).
             reports: 0,
         });
