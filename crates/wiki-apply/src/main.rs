@@ -1,5 +1,8 @@
 //! `wiki-apply`: the apply/history/rollback/agent commands as one binary (see the crate docs).
 
+#[global_allocator]
+static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+
 use std::process::ExitCode;
 
 use clap::FromArgMatches;
@@ -7,6 +10,7 @@ use wiki_apply::cmd;
 use wiki_cli::{CliError, GlobalArgs};
 
 fn main() -> ExitCode {
+    wiki_alloc::configure();
     let matches = wiki_cli::get_matches(cmd::binary_cli());
     wiki_cli::main_wrapper("wiki-apply", || {
         let global =

@@ -1,6 +1,10 @@
 //! `wiki-lint`: lint vault pages (see `wiki_lint::cmd::check`).
 
+#[global_allocator]
+static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+
 fn main() -> std::process::ExitCode {
+    wiki_alloc::configure();
     let cli: wiki_lint::cmd::check::Cli = wiki_cli::parse_args();
     wiki_cli::main_wrapper("wiki-lint", || {
         wiki_lint::cmd::check::run(&cli.global, &cli.args)

@@ -282,6 +282,12 @@ impl ParseCache {
         ParseCache::default()
     }
 
+    /// Whether the vault at `vault_dir` has a cache file (not read: it may still be damaged or
+    /// foreign).
+    pub fn exists(vault_dir: &Path) -> bool {
+        vault_dir.join(CACHE_PATH).is_file()
+    }
+
     /// Read the cache of the vault at `vault_dir`; missing, damaged or foreign files give an
     /// empty cache.
     pub fn load(vault_dir: &Path) -> ParseCache {

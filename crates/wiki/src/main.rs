@@ -1,5 +1,8 @@
 //! `wiki`: the dispatcher (see the crate docs).
 
+#[global_allocator]
+static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+
 use std::process::ExitCode;
 
 use clap::FromArgMatches;
@@ -63,6 +66,7 @@ fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Res
 }
 
 fn main() -> ExitCode {
+    wiki_alloc::configure();
     // `wiki search …` that the vault's search server answers needs neither the dispatcher's
     // command line parser nor anything else (same output as the usual way: `run_served_argv`).
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
