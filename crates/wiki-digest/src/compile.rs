@@ -200,15 +200,13 @@ pub fn compile_cached(
 /// [`title_order`] of `pages` as indices into it, so that the pages can be moved (not cloned)
 /// into the result.
 fn title_order_idx(pages: &[Page]) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..pages.len()).collect();
-    let info = |i: &usize| &pages[*i].info;
-    idx.sort_by(|a, b| crate::pages::scan_cmp(info(a), info(b)));
-    let mut titled: Vec<(usize, &str)> = idx
-        .iter()
-        .map(|&i| (i, pages[i].info.title.as_str()))
-        .collect();
-    wiki_parse::health::sort_by_locale(&mut titled, |t| t.1);
-    titled.into_iter().map(|t| t.0).collect()
+    let mut idx: Vec<(usize, &PageInfo)> = pages.iter().map(|p| &p.info).enumerate().collect();
+    wiki_parse::health::sort_by_locale_then(
+        &mut idx,
+        |(_, p)| &p.title,
+        |(_, a), (_, b)| crate::pages::scan_cmp(a, b),
+    );
+    idx.into_iter().map(|(i, _)| i).collect()
 }
 
 /// Whether an edited page still carries, unchanged and well-formed, the Related block body its

@@ -121,8 +121,10 @@ pub fn digest_head(
     head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
     head.insert("claimCount".into(), Value::from(claim_count));
-    head.insert("claimHealth".into(), claim_health(pages, now_ms));
-    head.insert("contradictionClusters".into(), clusters(pages));
+    // Independent passes over every claim: side by side.
+    let (health, clusters) = rayon::join(|| claim_health(pages, now_ms), || clusters(pages));
+    head.insert("claimHealth".into(), health);
+    head.insert("contradictionClusters".into(), clusters);
     if !errors.is_empty() {
         let errs: Vec<Value> = errors
             .iter()

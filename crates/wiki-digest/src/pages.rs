@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
-use wiki_parse::health::{locale_cmp, sort_by_locale};
+use wiki_parse::health::{locale_cmp, sort_by_locale_then};
 use wiki_parse::layout::RenderMode;
 use wiki_parse::links::format_link;
 use wiki_parse::{PageInfo, PageKind};
@@ -29,8 +29,7 @@ fn group_index(kind: PageKind) -> usize {
 /// Pages in title order (see the module docs). The input order does not matter.
 pub fn title_order<'a>(pages: impl IntoIterator<Item = &'a PageInfo>) -> Vec<&'a PageInfo> {
     let mut v: Vec<&PageInfo> = pages.into_iter().collect();
-    v.sort_by(|a, b| scan_cmp(a, b));
-    sort_by_locale(&mut v, |p| &p.title);
+    sort_by_locale_then(&mut v, |p| &p.title, |a, b| scan_cmp(a, b));
     v
 }
 
@@ -119,5 +118,44 @@ impl Linker {
     /// A link from `from` to `page`.
     pub fn page(&self, from: &str, page: &PageInfo) -> String {
         self.link(from, &page.path, &page.title)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_order_is_title_order_over_scan_order() {
+        let titles = [
+            "Alpha", "alpha", "Beta", "Ärger", "beta", "Zeta", "Alpha", "10", "2", "",
+        ];
+        let dirs = [
+            "entities",
+            "concepts",
+            "sources",
+            "syntheses",
+            "reports",
+            "entities/sub",
+        ];
+        let mut infos = Vec::new();
+        for (i, title) in titles.iter().enumerate() {
+            for (j, dir) in dirs.iter().enumerate() {
+                let path = format!(
+                    "{dir}/{}-{}.md",
+                    ["b", "A", "a", "ä"][(i * 7 + j * 3) % 4],
+                    i * 10 + j
+                );
+                let text = format!("---\ntitle: \"{title}\"\n---\n# Heading\n");
+                infos.push(wiki_parse::parse_page(&path, text.as_bytes()).unwrap().info);
+            }
+        }
+        // The definition: stable sort by scan order, then stable sort by title.
+        let mut want: Vec<&PageInfo> = infos.iter().rev().collect();
+        want.sort_by(|a, b| scan_cmp(a, b));
+        wiki_parse::health::sort_by_locale(&mut want, |p| &p.title);
+        let paths = |v: Vec<&PageInfo>| v.iter().map(|p| p.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(title_order(infos.iter().rev())), paths(want.clone()));
+        assert_eq!(paths(title_order(infos.iter())), paths(want));
     }
 }

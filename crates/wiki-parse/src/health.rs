@@ -84,14 +84,27 @@ impl LocaleKey {
 /// Sort `items` stably by [`locale_cmp`] of `text(item)`, exactly like
 /// `items.sort_by(|a, b| locale_cmp(text(a), text(b)))`, computing each string's weights once.
 pub fn sort_by_locale<T>(items: &mut Vec<T>, text: impl Fn(&T) -> &str) {
+    sort_by_locale_then(items, text, |_, _| Ordering::Equal);
+}
+
+/// [`sort_by_locale`] with equal texts ordered by `then` (stable for the rest): the order of
+/// `items.sort_by(then)` followed by `sort_by_locale(items, text)`, in one sort whose `then`
+/// runs only for equal texts.
+pub fn sort_by_locale_then<T>(
+    items: &mut Vec<T>,
+    text: impl Fn(&T) -> &str,
+    then: impl Fn(&T, &T) -> Ordering,
+) {
     let mut keyed: Vec<(LocaleKey, usize)> = items
         .iter()
         .enumerate()
         .map(|(i, t)| (LocaleKey::of(text(t)), i))
         .collect();
     keyed.sort_by(|a, b| {
+        let (x, y) = (&items[a.1], &items[b.1]);
         a.0.cmp(&b.0)
-            .then_with(|| locale_cmp(text(&items[a.1]), text(&items[b.1])))
+            .then_with(|| locale_cmp(text(x), text(y)))
+            .then_with(|| then(x, y))
     });
     let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
     items.extend(keyed.into_iter().filter_map(|(_, i)| slots[i].take()));
