@@ -258,14 +258,17 @@ impl<'a> Workspace<'a> {
         }
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut out = Vec::new();
-        let mut paths = self.all_paths();
-        paths.retain(|p| {
-            self.current.contains_key(p)
-                || match known {
-                    Needle::ParsedField => self.files.parsed_fields_contain(p, needle),
-                    Needle::ClaimId => self.files.may_have_claim(p, needle),
-                } != Some(false)
-        });
+        let all = self.all_paths();
+        let known = match known {
+            Needle::ParsedField => self.files.parsed_fields_contain(&all, needle),
+            Needle::ClaimId => self.files.may_have_claim(&all, needle),
+        };
+        let paths: Vec<String> = all
+            .into_iter()
+            .zip(known)
+            .filter(|(p, k)| self.current.contains_key(p) || *k != Some(false))
+            .map(|(p, _)| p)
+            .collect();
         self.files.prefetch(&paths);
         for path in paths {
             let Some(b) = self.bytes(&path)? else {

@@ -25,15 +25,15 @@ pub trait VaultFiles {
     }
     /// About to read many of these files: read them ahead where that is faster.
     fn prefetch(&self, _paths: &[String]) {}
-    /// `Some(false)` when the page at `path` is known, without reading it, to have no parsed
-    /// field containing `needle` (from the parse cache); `None` when unknown.
-    fn parsed_fields_contain(&self, _path: &str, _needle: &str) -> Option<bool> {
-        None
+    /// For each of `paths`: `Some(false)` when the page is known, without reading it, to have no
+    /// parsed field containing `needle` (from the parse cache); `None` when unknown.
+    fn parsed_fields_contain(&self, paths: &[String], _needle: &str) -> Vec<Option<bool>> {
+        vec![None; paths.len()]
     }
-    /// `Some(false)` when the page at `path` is known, without reading it, to have no claim with
-    /// id `claim_id` (from the parse cache); `None` when unknown.
-    fn may_have_claim(&self, _path: &str, _claim_id: &str) -> Option<bool> {
-        None
+    /// For each of `paths`: `Some(false)` when the page is known, without reading it, to have no
+    /// claim with id `claim_id` (from the parse cache); `None` when unknown.
+    fn may_have_claim(&self, paths: &[String], _claim_id: &str) -> Vec<Option<bool>> {
+        vec![None; paths.len()]
     }
 }
 
@@ -159,11 +159,11 @@ impl VaultFiles for SnapshotFiles<'_> {
         self.snap.prefetch(paths);
     }
 
-    fn parsed_fields_contain(&self, path: &str, needle: &str) -> Option<bool> {
-        self.snap.cached_page_contains(path, needle.as_bytes())
+    fn parsed_fields_contain(&self, paths: &[String], needle: &str) -> Vec<Option<bool>> {
+        self.snap.cached_pages_contain(paths, needle.as_bytes())
     }
 
-    fn may_have_claim(&self, path: &str, claim_id: &str) -> Option<bool> {
-        self.snap.cached_page_may_have_claim(path, claim_id)
+    fn may_have_claim(&self, paths: &[String], claim_id: &str) -> Vec<Option<bool>> {
+        self.snap.cached_pages_may_have_claim(paths, claim_id)
     }
 }

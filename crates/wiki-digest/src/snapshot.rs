@@ -344,20 +344,45 @@ impl Snapshot {
         });
     }
 
-    /// For a page left on disk (the parse cache vouches for it): whether the cache's parsed form
-    /// of it contains `needle` in any field ([`ParseCache::entry_contains`]); `None` for a page
-    /// held in memory or unknown to the cache.
-    pub fn cached_page_contains(&self, path: &str, needle: &[u8]) -> Option<bool> {
-        let (cache, blob) = self.vouched(path)?;
-        cache.entry_contains(path, blob, needle)
+    /// For each of `paths`, when the page is left on disk and the parse cache vouches for it:
+    /// whether the cache's parsed form of it contains `needle` in any field
+    /// ([`ParseCache::entry_contains`]); `None` for a page held in memory or unknown to the cache.
+    /// In parallel, with one searcher.
+    pub fn cached_pages_contain(&self, paths: &[String], needle: &[u8]) -> Vec<Option<bool>> {
+        let finder = memchr::memmem::Finder::new(needle);
+        self.ask_cache(paths, |cache, p, blob| {
+            cache.entry_contains(p, blob, &finder)
+        })
     }
 
-    /// [`ParseCache::entry_may_have_claim`] for the page at `path` as this snapshot holds it:
-    /// `Some(false)` when the page, left on disk and vouched for by the parse cache, has no claim
-    /// with id `claim_id`; `None` when unknown.
-    pub fn cached_page_may_have_claim(&self, path: &str, claim_id: &str) -> Option<bool> {
-        let (cache, blob) = self.vouched(path)?;
-        cache.entry_may_have_claim(path, blob, claim_id)
+    /// For each of `paths` ([`ParseCache::entry_may_have_claim`]): `Some(false)` when the page,
+    /// left on disk and vouched for by the parse cache, has no claim with id `claim_id`; `None`
+    /// when unknown. In parallel, with one searcher.
+    pub fn cached_pages_may_have_claim(
+        &self,
+        paths: &[String],
+        claim_id: &str,
+    ) -> Vec<Option<bool>> {
+        let finder = memchr::memmem::Finder::new(claim_id);
+        self.ask_cache(paths, |cache, p, blob| {
+            cache.entry_may_have_claim(p, blob, &finder)
+        })
+    }
+
+    /// `ask(cache, path, blob id)` for each of `paths` that the parse cache vouches for (`None`
+    /// for the others), in parallel.
+    fn ask_cache(
+        &self,
+        paths: &[String],
+        ask: impl Fn(&ParseCache, &str, &str) -> Option<bool> + Sync,
+    ) -> Vec<Option<bool>> {
+        paths
+            .par_iter()
+            .map(|p| {
+                let (cache, blob) = self.vouched(p)?;
+                ask(cache, p, blob)
+            })
+            .collect()
     }
 
     /// The parse cache and the blob id it vouches for, for a page left on disk.

@@ -452,13 +452,18 @@ impl ParseCache {
     /// `needle` (`None`: no entry for that version). Every string field of a parsed page (ids,
     /// titles, claim texts, …) is stored verbatim, so `Some(false)` proves that no field of that
     /// version of the page equals or contains `needle`, without decoding it.
-    pub fn entry_contains(&self, path: &str, blob_id: &str, needle: &[u8]) -> Option<bool> {
+    pub fn entry_contains(
+        &self,
+        path: &str,
+        blob_id: &str,
+        needle: &memchr::memmem::Finder<'_>,
+    ) -> Option<bool> {
         let e = self.entries.get(path)?;
         if hex_to_raw(blob_id)? != e.blob {
             return None;
         }
         let payload = self.payload(e)?;
-        Some(memchr::memmem::find(payload, needle).is_some())
+        Some(needle.find(payload).is_some())
     }
 
     /// Whether the page at `path` with blob id `blob_id` (hex) may have a claim with id
@@ -466,12 +471,17 @@ impl ParseCache {
     /// ([`PageInfo::claims_complete`]) and its encoded form does not contain the id (claim ids are
     /// stored verbatim); `None` when that is not known (no entry for that version, or a page
     /// with claims its parsed form dropped).
-    pub fn entry_may_have_claim(&self, path: &str, blob_id: &str, claim_id: &str) -> Option<bool> {
+    pub fn entry_may_have_claim(
+        &self,
+        path: &str,
+        blob_id: &str,
+        claim_id: &memchr::memmem::Finder<'_>,
+    ) -> Option<bool> {
         let e = self.entries.get(path)?;
         if !e.claims_complete {
             return None;
         }
-        self.entry_contains(path, blob_id, claim_id.as_bytes())
+        self.entry_contains(path, blob_id, claim_id)
     }
 
     /// The blob id (hex, and its 20 raw bytes) of the cached page at `path` when the cache
