@@ -6,7 +6,7 @@
 //! operation takes about a third less time than with the system allocator
 //! (`docs/BENCHMARKS.md`). Each of those binaries declares
 //!
-//! ```ignore
+//! ```text
 //! #[global_allocator]
 //! static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
 //! ```
