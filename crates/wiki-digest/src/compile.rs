@@ -36,10 +36,11 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rayon::prelude::*;
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
 use wiki_parse::markers::{Block, replace_managed_block};
+use wiki_parse::page::parse_page_without_links;
 use wiki_parse::page::{git_blob_id, render_page};
 use wiki_parse::pagecache::{ParseCache, TextLayout};
 use wiki_parse::vault::VaultPages;
-use wiki_parse::{Page, PageError, PageInfo, parse_page};
+use wiki_parse::{Page, PageError, PageInfo};
 use wiki_store::Change;
 use yaml_serde::Value as Yaml;
 
@@ -539,6 +540,8 @@ fn compile_inner(
     // dashboards' order serves the digest too unless rendering them adds, removes or retitles a
     // page.
     let mut title_idx: Option<Vec<usize>> = None;
+    // Re-rendered dashboards parsed without their links: (path, index in `changes`).
+    let mut pending_links: Vec<(String, usize)> = Vec::new();
     if opts.dashboards && !selected.is_empty() {
         let managed = snapshot.managed_source_paths();
         t = trace("dashboards (managed sources)", t);
@@ -584,11 +587,12 @@ fn compile_inner(
                 .collect()
         };
         t = trace("dashboards (render)", t);
-        // Parsed again (their page records feed the digest and the parse cache), in parallel:
-        // dashboards of a large vault are megabytes of links.
+        // Parsed again (their page records feed the digest and the parse cache), in parallel;
+        // their links (a large vault's dashboards are megabytes of them) are extracted while the
+        // digest is computed, which does not read them (`pending_links`).
         let reparsed: Vec<_> = rendered
             .par_iter()
-            .map(|(d, text)| parse_page(&d.path(), text.as_bytes()))
+            .map(|(d, text)| parse_page_without_links(&d.path(), text.as_bytes()))
             .collect();
         let mut same_order = true;
         for ((d, text), parsed) in rendered.into_iter().zip(reparsed) {
@@ -596,6 +600,7 @@ fn compile_inner(
             changes.push(Change::write(path.clone(), text));
             match parsed {
                 Ok(page) => {
+                    pending_links.push((path.clone(), changes.len() - 1));
                     layouts.insert(path.clone(), TextLayout::of(&page));
                     match parsed_pages.iter_mut().find(|p| p.path == path) {
                         Some(slot) => {
@@ -625,12 +630,25 @@ fn compile_inner(
     let claim_count: usize = order.iter().map(|p| p.summary.claims.len()).sum();
 
     t = trace("order", t);
-    // 4. Digest and claims.
-    let reused = inc.digest.and_then(|(cache, misses, claims_sum)| {
-        let (agent, claims) =
-            reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)?;
-        Some((agent, claims.ok_or(claims_sum)))
-    });
+    // 4. Digest and claims (beside the links of the re-rendered dashboards).
+    let (reused, links) = rayon::join(
+        || {
+            inc.digest.and_then(|(cache, misses, claims_sum)| {
+                let (agent, claims) =
+                    reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)?;
+                Some((agent, claims.ok_or(claims_sum)))
+            })
+        },
+        || {
+            pending_links
+                .par_iter()
+                .map(|(path, at)| {
+                    let bytes = changes[*at].content.as_deref().unwrap_or_default();
+                    (path, wiki_parse::page::page_links(path, bytes))
+                })
+                .collect::<Vec<_>>()
+        },
+    );
     if tracing() {
         wiki_cli::warn(
             "trace",
@@ -712,6 +730,14 @@ fn compile_inner(
     changes.extend(derived_changes);
     trace("indexes", t);
 
+    // (The bytes parsed without their links above: reading them again cannot fail.)
+    let mut links: HashMap<&String, _> = links.into_iter().collect();
+    for page in parsed_pages.iter_mut() {
+        if let Some(Ok((found, blob_id))) = links.remove(&page.path) {
+            page.info.links = found;
+            page.info.blob_id = blob_id;
+        }
+    }
     let mut slots: Vec<Option<Page>> = parsed_pages.into_iter().map(Some).collect();
     let pages: Vec<PageInfo> = order_idx
         .into_iter()

@@ -271,6 +271,27 @@ pub struct PageFrontmatter<'a> {
 
 /// Parse a page from its bytes. `path` is vault-relative and must start with a page directory.
 pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    parse_page_inner(path, bytes, true)
+}
+
+/// [`parse_page`] without the body's links and the blob id (left empty): [`page_links`] gives
+/// them later, e.g. on another thread (a 10,000-page vault's claim-health dashboard is megabytes
+/// of links). Same checks and errors.
+pub fn parse_page_without_links(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    parse_page_inner(path, bytes, false)
+}
+
+/// The links and the blob id [`parse_page`] finds in these bytes (what
+/// [`parse_page_without_links`] leaves out).
+pub fn page_links(path: &str, bytes: &[u8]) -> Result<(Vec<Link>, String), PageError> {
+    let (_, _, split) = read_text(path, bytes)?;
+    Ok((
+        links::extract_links(split.body, path, split.body_first_line),
+        git_blob_id(bytes),
+    ))
+}
+
+fn parse_page_inner(path: &str, bytes: &[u8], with_links: bool) -> Result<Page, PageError> {
     let (kind, text, split) = read_text(path, bytes)?;
     let (fm, key_lines) = match split.yaml {
         Some(y) => (
@@ -284,7 +305,14 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
     let title = model::opt_string(fm.get("title"))
         .or_else(|| markdown::first_h1(split.body))
         .unwrap_or_else(|| file_stem(path).to_string());
-    let links = links::extract_links(split.body, path, split.body_first_line);
+    let (links, blob_id) = if with_links {
+        (
+            links::extract_links(split.body, path, split.body_first_line),
+            git_blob_id(bytes),
+        )
+    } else {
+        (Vec::new(), String::new())
+    };
     Ok(Page {
         info: PageInfo {
             path: path.to_string(),
@@ -292,7 +320,7 @@ pub fn parse_page(path: &str, bytes: &[u8]) -> Result<Page, PageError> {
             title,
             summary,
             links,
-            blob_id: git_blob_id(bytes),
+            blob_id,
             body_line: split.body_first_line,
             key_lines: key_lines.keys.iter().cloned().collect(),
             raw_source: markers::has_raw_source_marker(split.body),
@@ -326,6 +354,33 @@ pub fn render_page(fm: &Mapping, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_parsed_apart_are_those_of_a_whole_parse() {
+        let pages: [(&str, &[u8]); 4] = [
+            (
+                "reports/claim-health.md",
+                b"---\ntitle: Claim Health\n---\n\n# Claim Health\n\n- [Alpha](../entities/alpha.md) `[x](y.md)`\n- [[concepts/beta|Beta]]\n",
+            ),
+            ("entities/alpha.md", b"\xef\xbb\xbf# Alpha\r\n\r\nSee [Beta](../concepts/beta.md).\r\n"),
+            ("concepts/empty.md", b""),
+            ("sources/s.md", b"---\nid: source.s\n---\n```\n[not](a.md)\n```\n[yes](b.md)\n"),
+        ];
+        for (path, bytes) in pages {
+            let whole = parse_page(path, bytes).unwrap();
+            let mut apart = parse_page_without_links(path, bytes).unwrap();
+            assert!(apart.info.links.is_empty() && apart.info.blob_id.is_empty());
+            (apart.info.links, apart.info.blob_id) = page_links(path, bytes).unwrap();
+            assert_eq!(apart.info, whole.info, "{path}");
+            assert_eq!(apart.text, whole.text);
+            assert_eq!(apart.body_offset, whole.body_offset);
+        }
+        let bad: &[u8] = b"---\ntitle: [unclosed\n---\n";
+        assert_eq!(
+            parse_page_without_links("entities/bad.md", bad).unwrap_err(),
+            parse_page("entities/bad.md", bad).unwrap_err()
+        );
+    }
 
     #[test]
     fn blob_id_matches_git() {
