@@ -186,7 +186,7 @@ fn page_checks(page: &PageInfo, now_ms: i64, out: &mut Vec<Diagnostic>) {
             push(
                 Code::StalePage,
                 page.key_line("updatedAt"),
-                format!("Page freshness needs review ({}).", f.reason),
+                format!("Page freshness needs review ({}).", f.reason()),
             );
         }
     }
@@ -222,7 +222,7 @@ fn claim_checks(page: &PageInfo, now_ms: i64, out: &mut Vec<Diagnostic>) {
                 Code::StaleClaim,
                 path,
                 claim.line,
-                format!("Claim `{label}` freshness needs review ({}).", f.reason),
+                format!("Claim `{label}` freshness needs review ({}).", f.reason()),
             ));
         }
         if let Some(id) = claim.id.as_deref() {

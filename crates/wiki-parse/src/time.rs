@@ -169,8 +169,6 @@ pub struct Freshness {
     pub days_since_touch: Option<i64>,
     /// The winning timestamp as written.
     pub last_touched_at: Option<String>,
-    /// `last touched <ts>` or `missing updatedAt`.
-    pub reason: String,
 }
 
 impl Freshness {
@@ -180,7 +178,15 @@ impl Freshness {
             level: FreshnessLevel::Unknown,
             days_since_touch: None,
             last_touched_at: None,
-            reason: "missing updatedAt".into(),
+        }
+    }
+
+    /// `last touched <ts>`, or `missing updatedAt` (unknown). Built on demand: dashboards and
+    /// lint compute the freshness of every claim of a vault and print few reasons.
+    pub fn reason(&self) -> String {
+        match &self.last_touched_at {
+            Some(ts) => format!("last touched {ts}"),
+            None => "missing updatedAt".into(),
         }
     }
 
@@ -188,7 +194,7 @@ impl Freshness {
     /// unknown.
     pub fn label(&self) -> String {
         match self.level {
-            FreshnessLevel::Unknown => self.reason.clone(),
+            FreshnessLevel::Unknown => self.reason(),
             FreshnessLevel::Fresh => format!(
                 "fresh ({})",
                 self.last_touched_at.as_deref().unwrap_or("recent")
@@ -222,7 +228,6 @@ fn from_touch(ts: &str, ms: i64, now_ms: i64) -> Freshness {
         level: level_of(days),
         days_since_touch: Some(days),
         last_touched_at: Some(ts.to_string()),
-        reason: format!("last touched {ts}"),
     }
 }
 
@@ -386,6 +391,11 @@ mod tests {
         assert_eq!(f("2025-10-01T00:00:00.000Z").level, FreshnessLevel::Stale);
         assert_eq!(f("2030-01-01").days_since_touch, Some(0));
         assert_eq!(page_freshness(None, now()).label(), "missing updatedAt");
+        assert_eq!(page_freshness(None, now()).reason(), "missing updatedAt");
+        assert_eq!(
+            f("2026-04-01T00:00:00.000Z").reason(),
+            "last touched 2026-04-01T00:00:00.000Z"
+        );
         assert_eq!(
             f("2025-10-01T00:00:00.000Z").label(),
             "stale (2025-10-01T00:00:00.000Z)"
@@ -415,7 +425,7 @@ mod tests {
         };
         let f = claim_freshness(&bad, Some("2026-04-01T00:00:00.000Z"), now());
         assert_eq!(f.level, FreshnessLevel::Unknown);
-        assert_eq!(f.reason, "missing updatedAt");
+        assert_eq!(f.reason(), "missing updatedAt");
     }
 
     #[test]
