@@ -190,7 +190,7 @@ impl ReportInput<'_> {
             let _ = write!(out, ", {} evidence", row.claim.evidence.len());
         }
         out.push_str(", ");
-        out.push_str(&row.freshness.label());
+        row.freshness.push_label(out);
         out.push(')');
     }
 

@@ -193,17 +193,25 @@ impl Freshness {
     /// The dashboard label: `fresh (<ts>)`, `aging (<ts>)`, `stale (<ts>)`, or the reason for
     /// unknown.
     pub fn label(&self) -> String {
+        let mut out = String::new();
+        self.push_label(&mut out);
+        out
+    }
+
+    /// Append [`Freshness::label`] to `out` (dashboards write one per claim of a vault).
+    pub fn push_label(&self, out: &mut String) {
+        let ts = self.last_touched_at.as_deref();
         match self.level {
-            FreshnessLevel::Unknown => self.reason(),
-            FreshnessLevel::Fresh => format!(
-                "fresh ({})",
-                self.last_touched_at.as_deref().unwrap_or("recent")
-            ),
-            level => format!(
-                "{} ({})",
-                level.as_str(),
-                self.last_touched_at.as_deref().unwrap_or("")
-            ),
+            FreshnessLevel::Unknown => out.push_str(&self.reason()),
+            level => {
+                out.push_str(level.as_str());
+                out.push_str(" (");
+                out.push_str(match level {
+                    FreshnessLevel::Fresh => ts.unwrap_or("recent"),
+                    _ => ts.unwrap_or(""),
+                });
+                out.push(')');
+            }
         }
     }
 }
