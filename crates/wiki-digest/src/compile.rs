@@ -202,11 +202,7 @@ pub fn compile_cached(
 /// into the result.
 fn title_order_idx(pages: &[Page]) -> Vec<usize> {
     let mut idx: Vec<(usize, &PageInfo)> = pages.iter().map(|p| &p.info).enumerate().collect();
-    wiki_parse::health::sort_by_locale_then(
-        &mut idx,
-        |(_, p)| &p.title,
-        |(_, a), (_, b)| crate::pages::scan_cmp(a, b),
-    );
+    crate::pages::sort_title_order(&mut idx, |(_, p)| p);
     idx.into_iter().map(|(i, _)| i).collect()
 }
 

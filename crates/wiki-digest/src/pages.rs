@@ -29,8 +29,14 @@ fn group_index(kind: PageKind) -> usize {
 /// Pages in title order (see the module docs). The input order does not matter.
 pub fn title_order<'a>(pages: impl IntoIterator<Item = &'a PageInfo>) -> Vec<&'a PageInfo> {
     let mut v: Vec<&PageInfo> = pages.into_iter().collect();
-    sort_by_locale_then(&mut v, |p| &p.title, |a, b| scan_cmp(a, b));
+    sort_title_order(&mut v, |p| p);
     v
+}
+
+/// Sort `items` into title order by the page each one stands for (`page`): one sort by title,
+/// scan order only among equal titles (the same order as scan order then a stable title sort).
+pub fn sort_title_order<T>(items: &mut Vec<T>, page: impl Fn(&T) -> &PageInfo) {
+    sort_by_locale_then(items, |t| &page(t).title, |a, b| scan_cmp(page(a), page(b)));
 }
 
 /// Number of pages per kind (`pageCounts`; key order as the original writes it).
