@@ -34,9 +34,7 @@
 
 use serde_json::{Map, Value};
 use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp, sorted_claims};
-use wiki_parse::time::{
-    FreshnessLevel, claim_freshness_level_at, page_freshness, parse_timestamp_ms,
-};
+use wiki_parse::time::{FreshnessLevel, claim_freshness_level_at, page_freshness, touch};
 use wiki_parse::{PageError, PageInfo};
 
 use crate::json::{self, put_opt, put_str};
@@ -148,9 +146,9 @@ fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
         .par_iter()
         .map(|p| {
             let mut n = [0usize; 7];
-            let page_ms = p.summary.updated_at.as_deref().and_then(parse_timestamp_ms);
+            let page = touch(p.summary.updated_at.as_deref());
             for c in &p.summary.claims {
-                n[match claim_freshness_level_at(c, page_ms, now_ms) {
+                n[match claim_freshness_level_at(c, page, now_ms) {
                     FreshnessLevel::Fresh => 0,
                     FreshnessLevel::Aging => 1,
                     FreshnessLevel::Stale => 2,

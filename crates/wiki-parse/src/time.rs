@@ -241,7 +241,7 @@ fn from_touch(ts: &str, ms: i64, now_ms: i64) -> Freshness {
 
 /// Page freshness: the page's `updatedAt` only.
 pub fn page_freshness(updated_at: Option<&str>, now_ms: i64) -> Freshness {
-    match updated_at.and_then(|ts| parse_timestamp_ms(ts).map(|ms| (ts, ms))) {
+    match touch(updated_at) {
         Some((ts, ms)) => from_touch(ts, ms, now_ms),
         None => Freshness::unknown(),
     }
@@ -251,64 +251,51 @@ pub fn page_freshness(updated_at: Option<&str>, now_ms: i64) -> Freshness {
 /// each evidence `updatedAt`. A claim whose own `updatedAt` is present but not a date is unknown
 /// (newest upstream behaviour: a malformed claim date is not papered over by the page's date).
 pub fn claim_freshness(claim: &Claim, page_updated_at: Option<&str>, now_ms: i64) -> Freshness {
-    match claim_last_touch(claim, page_updated_at) {
+    match claim_last_touch(claim, touch(page_updated_at)) {
         Some((ts, ms)) => from_touch(ts, ms, now_ms),
         None => Freshness::unknown(),
     }
 }
 
+/// A timestamp as written with its value in ms, when it parses (e.g. a page's `updatedAt`,
+/// parsed once for all its claims by [`claim_freshness_level_at`]'s callers).
+pub fn touch(ts: Option<&str>) -> Option<(&str, i64)> {
+    let ts = ts?;
+    Some((ts, parse_timestamp_ms(ts)?))
+}
+
 /// The level of [`claim_freshness`] (without building the rest: counts over every claim of a
-/// vault), with the page's `updatedAt` already parsed (`page_ms`: `None` when absent or not a
-/// date).
+/// vault), with the page's `updatedAt` already parsed ([`touch`]).
 pub fn claim_freshness_level_at(
     claim: &Claim,
-    page_ms: Option<i64>,
+    page: Option<(&str, i64)>,
     now_ms: i64,
 ) -> FreshnessLevel {
-    let mut best = match claim.updated_at.as_deref() {
-        Some(own) => match parse_timestamp_ms(own) {
-            Some(ms) => Some(ms),
-            None => return FreshnessLevel::Unknown,
-        },
+    match claim_last_touch(claim, page) {
+        Some((_, ms)) => level_of(days_since(ms, now_ms)),
+        None => FreshnessLevel::Unknown,
+    }
+}
+
+/// The timestamp [`claim_freshness`] measures from (as written, and in ms), if any: the latest
+/// of the claim's own, the page's and the evidence's, the first of equal ones; none when the
+/// claim's own is not a date.
+fn claim_last_touch<'a>(claim: &'a Claim, page: Option<(&'a str, i64)>) -> Option<(&'a str, i64)> {
+    let own = match claim.updated_at.as_deref() {
+        Some(own) => Some((own, parse_timestamp_ms(own)?)),
         None => None,
     };
     let evidence = claim
         .evidence
         .iter()
-        .filter_map(|e| e.updated_at.as_deref().and_then(parse_timestamp_ms));
-    for ms in page_ms.into_iter().chain(evidence) {
-        best = Some(best.map_or(ms, |b| b.max(ms)));
-    }
-    match best {
-        Some(ms) => level_of(days_since(ms, now_ms)),
-        None => FreshnessLevel::Unknown,
-    }
-}
-
-/// The timestamp [`claim_freshness`] measures from (as written, and in ms), if any.
-fn claim_last_touch<'a>(
-    claim: &'a Claim,
-    page_updated_at: Option<&'a str>,
-) -> Option<(&'a str, i64)> {
-    let own = match claim.updated_at.as_deref() {
-        Some(own) => Some((own, parse_timestamp_ms(own)?)),
-        None => None,
-    };
-    let mut best = own;
-    let others = page_updated_at.into_iter().chain(
-        claim
-            .evidence
-            .iter()
-            .filter_map(|e| e.updated_at.as_deref()),
-    );
-    for ts in others {
-        if let Some(ms) = parse_timestamp_ms(ts)
-            && best.is_none_or(|(_, b)| ms > b)
-        {
-            best = Some((ts, ms));
-        }
-    }
-    best
+        .filter_map(|e| touch(e.updated_at.as_deref()));
+    own.into_iter()
+        .chain(page)
+        .chain(evidence)
+        .fold(None, |best, t| match best {
+            Some((_, b)) if t.1 <= b => best,
+            _ => Some(t),
+        })
 }
 
 #[cfg(test)]
@@ -464,8 +451,7 @@ mod tests {
                         ..Default::default()
                     };
                     let level = claim_freshness(&claim, page, now()).level;
-                    let page_ms = page.and_then(parse_timestamp_ms);
-                    assert_eq!(claim_freshness_level_at(&claim, page_ms, now()), level);
+                    assert_eq!(claim_freshness_level_at(&claim, touch(page), now()), level);
                     seen.insert(level.as_str());
                 }
             }
