@@ -11,9 +11,11 @@
 //! static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
 //! ```
 //!
-//! and calls [`configure`] first thing in `main`. `wiki-search` keeps the system allocator (and
-//! does not link this crate, whose C library initializes itself at process start): its served
-//! searches are mostly process start, and mimalloc's start costs about 0.4 ms.
+//! and calls [`configure`] first thing in `main`; commands about to touch a whole vault's worth
+//! of memory at once call [`bulk_memory`]. `wiki-search` keeps the system allocator: its served
+//! searches are mostly process start, and mimalloc's start costs about 0.4 ms. (It depends on
+//! this crate through `wiki-parse`, whose binary uses it, but refers to nothing in it, so no
+//! mimalloc code is linked into it: checked with `strings`.)
 
 /// The allocator type to declare as `#[global_allocator]`.
 pub use mimalloc::MiMalloc as Allocator;
@@ -27,7 +29,8 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// (1 s) raises the peak RSS of a 10,000-page compile from about 260 MB (system allocator) to
 /// 360 MB, over the 300 MB budget of the compile benchmark; 0 (return at once) costs time in a
 /// full compile (every large buffer freed is unmapped and faulted in again); 10 ms (mimalloc's
-/// own documented value) keeps both: ~280 MB, and the speed.
+/// own documented value) keeps both: ~280 MB for a forced compile with huge pages, and the
+/// speed.
 const PURGE_DELAY_MS: std::ffi::c_long = 10;
 
 /// Allocator settings, before the program allocates much (see [`PURGE_DELAY_MS`]). An explicit
@@ -36,6 +39,20 @@ pub fn configure() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one integer option; called at the start of `main`, before other threads.
         unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS) }
+    }
+}
+
+/// For commands about to touch a whole vault's worth of memory at once (a compile without a
+/// parse cache, `--force`): no transparent huge pages for the rest of the process (Linux
+/// `PR_SET_THP_DISABLE`; nothing elsewhere, and a refusal is ignored). mimalloc's arenas ask
+/// for huge pages, which make the many small page faults of an operation on a large vault
+/// cheaper (about a third of its time) but cost a cold compile of 10,000 pages about 13% of its
+/// time and 45 MB of peak memory (zeroing and splitting huge pages it only partly uses;
+/// `docs/BENCHMARKS.md`).
+pub fn bulk_memory() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::thread::disable_transparent_huge_pages(true);
     }
 }
 

@@ -347,20 +347,6 @@ impl Output {
     }
 }
 
-/// For commands about to touch a whole vault's worth of memory at once (a compile without a
-/// parse cache, `--force`): no transparent huge pages for the rest of the process (Linux
-/// `PR_SET_THP_DISABLE`; nothing elsewhere, and a refusal is ignored). The allocator of the
-/// compiling binaries (`wiki_alloc`) asks for huge pages, which make the many small page faults
-/// of an operation on a large vault cheaper (about a third of its time) but cost a cold compile
-/// of 10,000 pages about 13% of its time and 45 MB of peak memory (zeroing and splitting huge
-/// pages it only partly uses; `docs/BENCHMARKS.md`).
-pub fn bulk_memory() {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = rustix::thread::disable_transparent_huge_pages(true);
-    }
-}
-
 /// Whether the environment variable `name` is set to something other than empty or `0` (the
 /// `WIKI_*_TRACE` switches).
 pub fn env_flag(name: &str) -> bool {

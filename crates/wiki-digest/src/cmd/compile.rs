@@ -94,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let mut ctx = VaultContext::open(global)?;
     if args.force || !wiki_parse::pagecache::ParseCache::exists(ctx.root()) {
         // Every page is parsed and (without a cache) rewritten.
-        wiki_cli::bulk_memory();
+        wiki_alloc::bulk_memory();
     }
     if !args.check {
         ctx.lock()?;
