@@ -121,6 +121,22 @@ impl Default for Vault {
     }
 }
 
+impl Drop for Vault {
+    /// Removing the directory under a detached packer (started by a commit that packed) would
+    /// leave it half removed: wait for those first (only vaults whose repository has had one).
+    fn drop(&mut self) {
+        let locks = [".git/wiki-pack.lock", "../.git/wiki-pack.lock"];
+        if !locks.iter().any(|l| self.root.join(l).exists()) {
+            return;
+        }
+        let start = std::time::Instant::now();
+        while self.background_packers() > 0 && start.elapsed() < std::time::Duration::from_secs(120)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
 impl Vault {
     /// An empty temp directory used as the vault root (no git).
     pub fn new() -> Vault {
@@ -257,6 +273,45 @@ impl Vault {
         cmd.args(args).current_dir(&self.root);
         isolate(&mut cmd, &self.home);
         output(cmd, stdin)
+    }
+
+    /// Detached packers (`wiki_store::background`) started by commits in this vault that are
+    /// still running (found through `/proc`; always 0 elsewhere).
+    pub fn background_packers(&self) -> usize {
+        let Ok(root) = std::fs::canonicalize(&self.root) else {
+            return 0;
+        };
+        let Ok(procs) = std::fs::read_dir("/proc") else {
+            return 0;
+        };
+        procs
+            .flatten()
+            .filter(|p| {
+                p.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+            .filter(|cmdline| {
+                let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+                args.len() >= 3
+                    && args[1] == b"--wiki-store-background-pack"
+                    && args[2] == root.as_os_str().as_encoded_bytes()
+            })
+            .count()
+    }
+
+    /// Wait (up to two minutes) until no detached packer of this vault runs; panics after that.
+    pub fn wait_for_background_packers(&self) {
+        let start = std::time::Instant::now();
+        while self.background_packers() > 0 {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(120),
+                "a background packer still runs after two minutes"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// A preconfigured command for a workspace binary (isolated env, cwd = vault root).

@@ -11,6 +11,10 @@ use wiki_cli::{CliError, GlobalArgs};
 
 fn main() -> ExitCode {
     wiki_alloc::configure();
+    // Commits may pack in a detached copy of this binary (see wiki_store::background).
+    if let Some(code) = wiki_store::background::main_hook() {
+        return code;
+    }
     let matches = wiki_cli::get_matches(cmd::binary_cli());
     wiki_cli::main_wrapper("wiki-apply", || {
         let global =

@@ -23,7 +23,7 @@ fn eight_processes_fifty_operations_each_lose_nothing() {
     // other processes may have open.
     v.git(&["config", "gc.autoPackLimit", "8"]);
     let base_commits = v.commit_count();
-    let workers: Vec<std::thread::JoinHandle<Vec<i32>>> = (0..8)
+    let workers: Vec<std::thread::JoinHandle<(Vec<i32>, usize)>> = (0..8)
         .map(|w| {
             let cmd_for = {
                 let v_root = v.root.clone();
@@ -44,6 +44,7 @@ fn eight_processes_fifty_operations_each_lose_nothing() {
                 .collect();
             std::thread::spawn(move || {
                 let mut codes = Vec::new();
+                let mut detached = 0;
                 for i in 0..50 {
                     let (root, line) = cmd_for(i);
                     // Lost updates are about the ref and the pages: compile (covered by the
@@ -56,8 +57,9 @@ fn eight_processes_fifty_operations_each_lose_nothing() {
                             None => cmd.env_remove(k),
                         };
                     }
-                    // Two workers pack the loose objects after each of their commits, so the
-                    // others keep finding the objects they read moved into new packs.
+                    // Two workers pack the loose objects after each of their commits (in
+                    // detached packers that run beside the writers), so the others keep finding
+                    // the objects they read moved into new packs.
                     if w == 1 || w == 6 {
                         cmd.env("WIKI_AUTO_PACK", "always");
                     }
@@ -65,16 +67,23 @@ fn eight_processes_fifty_operations_each_lose_nothing() {
                     if run.code != 0 {
                         eprintln!("worker {w} op {i}: {}", run.stderr);
                     }
+                    if run.stderr.contains("packing loose git objects in the background") {
+                        detached += 1;
+                    }
                     codes.push(run.code);
                 }
-                codes
+                (codes, detached)
             })
         })
         .collect();
+    let mut detached = 0;
     for h in workers {
-        let codes = h.join().expect("worker");
+        let (codes, started) = h.join().expect("worker");
         assert!(codes.iter().all(|c| *c == 0), "{codes:?}");
+        detached += started;
     }
+    // Packers ran beside the writers (each packer is started only while no other one runs).
+    assert!(detached >= 2, "{detached} detached packers");
     let alpha = v.read("entities/alpha.md");
     let source = v.read("sources/alpha.md");
     let mut missing = Vec::new();
@@ -96,6 +105,7 @@ fn eight_processes_fifty_operations_each_lose_nothing() {
         "one commit per operation"
     );
     assert_eq!(v.status(), "");
+    v.wait_for_background_packers();
     v.git(&["fsck", "--strict", "--no-progress"]);
     let packs = std::fs::read_dir(v.path(".git/objects/pack"))
         .expect("pack dir")

@@ -112,7 +112,8 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     r.expect_code(0);
     assert_eq!(r.stdout, "nothing to pack\n");
 
-    // WIKI_AUTO_PACK=always: the commit packs what it wrote.
+    // WIKI_AUTO_PACK=always: the commit packs what it wrote, here with `gc.autoDetach = false`.
+    v.git(&["config", "gc.autoDetach", "false"]);
     let mut cmd = v.command("wiki");
     cmd.args(["apply"]).env("WIKI_AUTO_PACK", "always");
     let r = wiki_testkit::output(
@@ -133,5 +134,51 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     assert!(r.stdout.lines().all(|l| l.starts_with('{')));
     assert_eq!(loose_objects(&v), 0);
     assert!(v.read("entities/alpha.md").contains("  - Fourth?\n"));
+    v.git(&["fsck", "--strict", "--no-progress"]);
+    assert_eq!(v.background_packers(), 0);
+
+    // By default the commit leaves the packing to a detached copy of the binary, which packs
+    // after the command returned.
+    v.git(&["config", "--unset", "gc.autoDetach"]);
+    for (bin, q) in [("wiki", "Fifth?"), ("wiki-apply", "Sixth?")] {
+        let mut cmd = v.command(bin);
+        if bin == "wiki" {
+            cmd.arg("apply");
+        }
+        cmd.env("WIKI_AUTO_PACK", "always");
+        let op = format!(r#"{{"op":"add_question","page":"alpha","question":"{q}"}}"#);
+        let r = wiki_testkit::output(cmd, Some(op.as_bytes()));
+        r.expect_code(0);
+        let said: Vec<&str> = r.stderr.lines().collect();
+        assert_eq!(said.len(), 1, "{}", r.stderr);
+        let pid = said[0]
+            .strip_prefix(&format!(
+                "{bin}: packing loose git objects in the background (process "
+            ))
+            .and_then(|rest| rest.strip_suffix("; `wiki gc` packs in the foreground)"))
+            .unwrap_or_else(|| panic!("{}", r.stderr));
+        assert!(pid.parse::<u32>().is_ok(), "{pid}");
+        v.wait_for_background_packers();
+        assert_eq!(loose_objects(&v), 0, "{bin}");
+        assert!(v.read("entities/alpha.md").contains(&format!("  - {q}\n")));
+        v.git(&["fsck", "--strict", "--no-progress"]);
+    }
+    assert_eq!(v.status(), "");
+
+    // A detached packer that failed left its error; the next commit that packs says so once.
+    std::fs::write(v.path(".git/wiki-pack.log"), "disk full\n").expect("log");
+    let mut cmd = v.command("wiki-apply");
+    cmd.env("WIKI_AUTO_PACK", "always");
+    let r = wiki_testkit::output(
+        cmd,
+        Some(br#"{"op":"add_question","page":"alpha","question":"Seventh?"}"#),
+    );
+    r.expect_code(0);
+    assert_eq!(
+        r.stderr,
+        "wiki-apply: warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): a background packing failed: disk full\n"
+    );
+    assert!(!v.exists("../.git/wiki-pack.log") && !v.exists(".git/wiki-pack.log"));
+    v.wait_for_background_packers();
     v.git(&["fsck", "--strict", "--no-progress"]);
 }

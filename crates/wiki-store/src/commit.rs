@@ -326,7 +326,11 @@ impl Store {
         outcome.commit = Some(built.commit);
         if stop == Stop::Never {
             match self.auto_pack(&repo) {
-                Ok(packed) => outcome.packed = packed,
+                Ok(done) => {
+                    outcome.packed = done.packed;
+                    outcome.pack_detached = done.detached;
+                    outcome.pack_error = done.previous_error;
+                }
                 Err(e) => outcome.pack_error = Some(e.to_string()),
             }
         }

@@ -101,11 +101,13 @@
 //! [`Store::pack_loose_objects`] writes every loose object into one new pack, successive
 //! versions of each file and directory as deltas (newest whole), and removes the loose copies
 //! once the pack and its index are on disk; [`Store::repack_objects`] also merges the smaller
-//! packs. A commit does it by itself, still holding the lock, when the loose objects are
-//! estimated to exceed 64 MiB, merging packs beyond `gc.autoPackLimit`
-//! ([`CommitOutcome::packed`]; a failure there is reported in [`CommitOutcome::pack_error`]
-//! and loses nothing). `gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off,
-//! `WIKI_AUTO_PACK=always` packs after every commit.
+//! packs. A commit does it by itself when the loose objects are estimated to exceed 64 MiB,
+//! merging packs beyond `gc.autoPackLimit`: in a detached process when the binary allows it
+//! ([`background`]; [`CommitOutcome::pack_detached`]) and `gc.autoDetach` is not false, else
+//! still holding the lock ([`CommitOutcome::packed`]). A failure is reported in
+//! [`CommitOutcome::pack_error`] and loses nothing. `gc.auto = 0` or `WIKI_AUTO_PACK=never`
+//! turns that off, `WIKI_AUTO_PACK=always` packs after every commit. One packer runs at a
+//! time (`<git common dir>/wiki-pack.lock`).
 //!
 //! # Identity and time
 //!
@@ -146,6 +148,7 @@
 
 #![deny(missing_docs)]
 
+pub mod background;
 mod branches;
 mod commit;
 mod delta;
@@ -276,8 +279,11 @@ pub struct CommitOutcome {
     /// Loose objects packed after the commit (see [`Store::pack_loose_objects`]), if that ran.
     pub packed: Option<PackOutcome>,
     /// Why packing loose objects after the commit failed (the commit itself succeeded and
-    /// nothing was removed); callers report it as a warning.
+    /// nothing was removed), or why an earlier detached packer failed; callers report it as a
+    /// warning.
     pub pack_error: Option<String>,
+    /// The process id of the detached packer the commit started (see [`background`]).
+    pub pack_detached: Option<u32>,
 }
 
 /// Metadata of one commit.

@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 
 use crate::{Error, Result};
 
+/// File name of the lock one packer of a repository holds (in its common git directory).
+pub(crate) const PACK_LOCK_NAME: &str = "wiki-pack.lock";
+
 /// Default time [`Store::lock`](crate::Store::lock) waits for another writer.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -51,7 +54,10 @@ pub(crate) fn ensure_locks_dir(dir: &Path) -> Result<()> {
 }
 
 fn open_lock_file(path: &Path) -> Result<File> {
-    if let Some(dir) = path.parent() {
+    // The pack lock lives in the git directory, which needs no `.gitignore`.
+    if let Some(dir) = path.parent()
+        && !path.ends_with(PACK_LOCK_NAME)
+    {
         ensure_locks_dir(dir)?;
     }
     OpenOptions::new()

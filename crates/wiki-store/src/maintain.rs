@@ -23,9 +23,12 @@
 //!
 //! A commit packs by itself when the loose objects are estimated (from a sample of 16 of the
 //! 256 object directories, as git samples one) to take more than 64 MiB, unless `gc.auto` is 0
-//! or `WIKI_AUTO_PACK=never`; it merges packs too (those of at most 32 MiB) when that would
-//! leave more than `gc.autoPackLimit` (50) packs. `WIKI_AUTO_PACK=always` packs after every
-//! commit. git's own trigger, a count of loose objects, is left to git (`git commit` runs
+//! or `WIKI_AUTO_PACK=never`, in a detached process when the binary allows it (see
+//! [`background`](crate::background)) and `gc.autoDetach` is not false; it merges packs too
+//! (those of at most 32 MiB) when that would leave more than `gc.autoPackLimit` (50) packs.
+//! `WIKI_AUTO_PACK=always` packs after every commit. One packer at a time: every packer holds
+//! `<git common dir>/wiki-pack.lock`, and stale temporary files are removed only by a packer
+//! that holds the vault lock too (a bulk commit may be writing its pack). git's own trigger, a count of loose objects, is left to git (`git commit` runs
 //! `git gc --auto` in the background): a bulk `git add -A && git commit` of a 10,000-page vault
 //! leaves 10,000 small loose objects, and packing them in the next `wiki compile` would add a
 //! second to it.
@@ -37,7 +40,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::error::GitResultExt;
-use crate::{Error, Result, Store, VaultLock, delta, pack, read, trace};
+use crate::{Error, Result, Store, VaultLock, delta, lock, pack, read, trace};
 
 /// Loose objects are packed by a commit when they are estimated to take more than this.
 const AUTO_PACK_BYTES: u64 = 64 << 20;
@@ -115,11 +118,33 @@ impl crate::CommitOutcome {
                 "warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): {e}"
             ));
         }
+        if let Some(pid) = self.pack_detached {
+            return Some(format!(
+                "packing loose git objects in the background (process {pid}; `wiki gc` packs in the foreground)"
+            ));
+        }
         self.packed
             .as_ref()
             .filter(|p| p.objects > 0)
             .map(|p| format!("{} (automatic, after the commit)", p.summary()))
     }
+}
+
+/// What the packing after a commit did ([`Store::auto_pack`]).
+#[derive(Debug, Default)]
+pub(crate) struct AutoPacked {
+    /// Packed in this process.
+    pub(crate) packed: Option<PackOutcome>,
+    /// The process id of the detached packer started.
+    pub(crate) detached: Option<u32>,
+    /// What an earlier detached packer reported when it failed.
+    pub(crate) previous_error: Option<String>,
+}
+
+/// The lock only one packer of a repository holds at a time (in its common git directory:
+/// the object store is the repository's, whichever vault of it commits).
+pub(crate) fn pack_lock_path(repo: &gix::Repository) -> PathBuf {
+    repo.common_dir().join(lock::PACK_LOCK_NAME)
 }
 
 /// When a commit packs loose objects by itself.
@@ -234,12 +259,10 @@ impl Store {
         (policy, max_packs)
     }
 
-    /// After a commit (lock held): pack the loose objects when the policy says so. Errors are
-    /// returned for the caller to report; the commit itself has already succeeded.
-    pub(crate) fn auto_pack(&self, repo: &gix::Repository) -> Result<Option<PackOutcome>> {
+    /// Whether the policy asks for packing now (the loose objects' size estimate for `Auto`).
+    fn packing_wanted(&self, repo: &gix::Repository) -> Result<bool> {
         let objects_dir = Self::objects_dir(repo);
-        let (policy, max_packs) = self.auto_pack_policy(repo);
-        let wanted = match policy {
+        Ok(match self.auto_pack_policy(repo).0 {
             Policy::Never => false,
             Policy::Always => true,
             Policy::Auto => {
@@ -249,31 +272,105 @@ impl Store {
                 }
                 sample.iter().map(|(_, s)| s).sum::<u64>() * 16 > AUTO_PACK_BYTES
             }
+        })
+    }
+
+    /// Whether packs are to be merged too, and up to which size (more packs than
+    /// `gc.autoPackLimit`, counting the one packing makes).
+    fn auto_merge(&self, repo: &gix::Repository) -> Option<u64> {
+        let (_, max_packs) = self.auto_pack_policy(repo);
+        max_packs
+            .is_some_and(|max| packs_in(&Self::objects_dir(repo)).len() + 1 > max)
+            .then_some(AUTO_MERGE_MAX_PACK_BYTES)
+    }
+
+    /// After a commit (vault lock held): pack the loose objects when the policy says so, in a
+    /// detached process when this process allows it (see [`background`](crate::background))
+    /// and `gc.autoDetach` is not false, else here. Errors are returned for the caller to report;
+    /// the commit itself has already succeeded.
+    pub(crate) fn auto_pack(&self, repo: &gix::Repository) -> Result<AutoPacked> {
+        let mut done = AutoPacked {
+            previous_error: crate::background::take_failure(repo),
+            ..AutoPacked::default()
         };
+        let wanted = self.packing_wanted(repo)?;
         trace::mark("auto-pack check");
         if !wanted {
+            return Ok(done);
+        }
+        // Another process is packing (a detached packer, or `wiki gc`): it, or the next
+        // commit, takes care of it.
+        let Some(pack_lock) = lock::try_acquire(&pack_lock_path(repo))? else {
+            return Ok(done);
+        };
+        if crate::background::enabled()
+            && repo.config_snapshot().boolean("gc.autoDetach") != Some(false)
+        {
+            drop(pack_lock);
+            match crate::background::spawn(&self.vault_dir) {
+                Ok(pid) => {
+                    done.detached = Some(pid);
+                    return Ok(done);
+                }
+                // No detached process (no executable to run): pack here.
+                Err(_) => {
+                    let Some(again) = lock::try_acquire(&pack_lock_path(repo))? else {
+                        return Ok(done);
+                    };
+                    return self.auto_pack_here(repo, &again, done);
+                }
+            }
+        }
+        self.auto_pack_here(repo, &pack_lock, done)
+    }
+
+    /// [`Store::auto_pack`] in this process, with both locks held.
+    fn auto_pack_here(
+        &self,
+        repo: &gix::Repository,
+        _pack_lock: &VaultLock,
+        mut done: AutoPacked,
+    ) -> Result<AutoPacked> {
+        pack::remove_stale_temporaries(&Self::objects_dir(repo));
+        let merge = self.auto_merge(repo);
+        done.packed = Some(self.repack(repo, merge)?);
+        trace::mark("pack loose objects");
+        Ok(done)
+    }
+
+    /// The work of a detached packer (see [`background`](crate::background)): pack when no
+    /// other process is packing and the policy still asks for it (an earlier packer may have
+    /// done it meanwhile). Writers keep committing meanwhile: the vault lock is not needed to
+    /// pack (loose objects are removed only once the pack holding them is in place, and only
+    /// those listed before the pack was written); it is taken, if free, only to remove the
+    /// temporary files killed packers and bulk commits left (a live writer's would be removed
+    /// otherwise).
+    pub(crate) fn pack_detached(&self) -> Result<Option<PackOutcome>> {
+        let repo = self.repo();
+        let Some(_pack_lock) = lock::try_acquire(&pack_lock_path(&repo))? else {
+            return Ok(None);
+        };
+        if let Some(_vault_lock) = lock::try_acquire(&self.lock_path())? {
+            pack::remove_stale_temporaries(&Self::objects_dir(&repo));
+        }
+        if !self.packing_wanted(&repo)? {
             return Ok(None);
         }
-        // The pack this makes counts too.
-        let merge = max_packs
-            .is_some_and(|max| packs_in(&objects_dir).len() + 1 > max)
-            .then_some(AUTO_MERGE_MAX_PACK_BYTES);
-        let outcome = self.repack(repo, merge)?;
-        trace::mark("pack loose objects");
-        Ok(Some(outcome))
+        let merge = self.auto_merge(&repo);
+        self.repack(&repo, merge).map(Some)
     }
 
     /// Pack every loose object of the repository into one new pack and remove the loose copies
     /// (see the module documentation of `maintain`). Takes the vault lock.
     pub fn pack_loose_objects(&self) -> Result<PackOutcome> {
-        let _lock = self.lock()?;
-        self.repack(&self.repo(), None)
+        let lock = self.lock()?;
+        self.pack_loose_objects_locked(&lock)
     }
 
     /// Like [`Store::pack_loose_objects`], for callers that already hold this vault's lock.
     pub fn pack_loose_objects_locked(&self, lock: &VaultLock) -> Result<PackOutcome> {
         self.check_lock(lock)?;
-        self.repack(&self.repo(), None)
+        self.repack_waiting(None)
     }
 
     /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
@@ -282,14 +379,22 @@ impl Store {
     /// vault lock.
     pub fn repack_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack(&self.repo(), Some(u64::MAX))
+        self.repack_waiting(Some(u64::MAX))
+    }
+
+    /// With the vault lock held: wait (up to the lock timeout) for a packer at work, then
+    /// remove stale temporaries and repack.
+    fn repack_waiting(&self, merge_packs: Option<u64>) -> Result<PackOutcome> {
+        let repo = self.repo();
+        let _pack_lock = lock::acquire(&pack_lock_path(&repo), self.lock_timeout)?;
+        pack::remove_stale_temporaries(&Self::objects_dir(&repo));
+        self.repack(&repo, merge_packs)
     }
 
     /// Pack the loose objects; with `merge_packs`, also merge the packs of at most that many
-    /// bytes except the largest pack.
+    /// bytes except the largest pack. The caller holds the pack lock ([`pack_lock_path`]).
     fn repack(&self, repo: &gix::Repository, merge_packs: Option<u64>) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
-        pack::remove_stale_temporaries(&objects_dir);
         let mut loose = Vec::new();
         for i in 0..256 {
             loose_in(&objects_dir, &hex_dir(i), &mut loose)?;

@@ -67,6 +67,10 @@ fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Res
 
 fn main() -> ExitCode {
     wiki_alloc::configure();
+    // Commits may pack in a detached copy of this binary (see wiki_store::background).
+    if let Some(code) = wiki_store::background::main_hook() {
+        return code;
+    }
     // `wiki search …` that the vault's search server answers needs neither the dispatcher's
     // command line parser nor anything else (same output as the usual way: `run_served_argv`).
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
