@@ -26,6 +26,7 @@ use wiki_parse::time::{self, FreshnessLevel};
 use wiki_parse::{Link, PageError, PageInfo, PageKind};
 
 use crate::diagnostic::{Code, Diagnostic};
+use wiki_digest::json::to_fixed;
 
 /// Inputs of [`lint`] besides the pages.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,16 +38,6 @@ pub struct Options<'a> {
     pub targets: Option<&'a LinkTargets>,
     /// Report findings about these paths only (cross-page checks still see every given page).
     pub only: Option<&'a HashSet<String>>,
-}
-
-/// Format a number like JavaScript's `toFixed(2)` (ties round up, e.g. `0.125` → `0.13`).
-pub fn to_fixed2(x: f64) -> String {
-    let scaled = x * 100.0;
-    if (scaled - scaled.trunc()).abs() == 0.5 {
-        // An exact tie: JavaScript picks the larger candidate.
-        return format!("{:.2}", (scaled.floor() + 1.0) / 100.0);
-    }
-    format!("{x:.2}")
 }
 
 fn is_bridge(page: &PageInfo) -> bool {
@@ -177,7 +168,7 @@ fn page_checks(page: &PageInfo, now_ms: i64, out: &mut Vec<Diagnostic>) {
         push(
             Code::LowConfidence,
             page.key_line("confidence"),
-            format!("Page confidence is low ({}).", to_fixed2(c)),
+            format!("Page confidence is low ({}).", to_fixed(c, 2)),
         );
     }
     if page.kind != PageKind::Report && !raw {
@@ -213,7 +204,7 @@ fn claim_checks(page: &PageInfo, now_ms: i64, out: &mut Vec<Diagnostic>) {
                 Code::ClaimLowConfidence,
                 path,
                 claim.line,
-                format!("Claim `{label}` has low confidence ({}).", to_fixed2(c)),
+                format!("Claim `{label}` has low confidence ({}).", to_fixed(c, 2)),
             ));
         }
         let f = time::claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms);
@@ -420,15 +411,45 @@ mod tests {
     use super::*;
     use wiki_parse::parse_page;
 
+    /// Confidences print as JavaScript's `toFixed(2)` does (the original plugin's messages):
+    /// on the exact value of the double, ties away from zero. Values checked with node:
+    /// `(0.015).toFixed(2)` is `0.01` (0.01499999…), `(-0.125).toFixed(2)` is `-0.13`.
     #[test]
-    fn to_fixed_matches_javascript() {
-        assert_eq!(to_fixed2(0.3), "0.30");
-        assert_eq!(to_fixed2(0.125), "0.13");
-        assert_eq!(to_fixed2(0.375), "0.38");
-        assert_eq!(to_fixed2(0.1), "0.10");
-        assert_eq!(to_fixed2(0.499), "0.50");
-        assert_eq!(to_fixed2(0.0), "0.00");
-        assert_eq!(to_fixed2(-0.2), "-0.20");
+    fn confidences_print_as_javascript_to_fixed() {
+        let message = |c: f64| {
+            let text = format!(
+                "---\npageType: entity\nid: entity.a\ntitle: A\nconfidence: {c}\nupdatedAt: 2026-04-01T00:00:00Z\nclaims:\n  - id: claim.a\n    text: A.\n    confidence: {c}\n    evidence:\n      - sourceId: source.a\n---\n# A\n"
+            );
+            let page = parse_page("entities/a.md", text.as_bytes()).expect("page");
+            let found = lint(&[page.info], &[], &Options::default());
+            let messages: Vec<String> = found
+                .iter()
+                .filter(|d| matches!(d.code, Code::LowConfidence | Code::ClaimLowConfidence))
+                .map(|d| d.message.clone())
+                .collect();
+            messages.join(" | ")
+        };
+        for (c, shown) in [
+            (0.3, "0.30"),
+            (0.125, "0.13"),
+            (0.375, "0.38"),
+            (0.499, "0.50"),
+            (0.0, "0.00"),
+            (0.015, "0.01"),
+            (0.045, "0.04"),
+            (0.075, "0.07"),
+            (-0.2, "-0.20"),
+            (-0.125, "-0.13"),
+            (-0.005, "-0.01"),
+        ] {
+            assert_eq!(
+                message(c),
+                format!(
+                    "Page confidence is low ({shown}). | Claim `claim.a` has low confidence ({shown})."
+                ),
+                "confidence {c}"
+            );
+        }
     }
 
     #[test]
