@@ -223,18 +223,19 @@ impl PageLinks {
 /// inputs (and the same clock window) contribute the same to the dashboard. Every dashboard
 /// reads a page's path, title and kind (links, order, filters); the rest is per dashboard.
 /// Used to skip dashboards an edit cannot change (see `compile_cached`). An unknown name reads
-/// everything.
+/// everything. Claims count without their file lines (see [`ClaimsRead`]).
 pub fn inputs(name: &str, p: &PageInfo) -> String {
     let s = &p.summary;
+    let claims = ClaimsRead(&s.claims);
     let head = (&p.path, &p.title, p.kind);
     match name {
         "open-questions" => format!("{head:?}{:?}", s.questions),
         "contradictions" => format!(
             "{head:?}{:?}{:?}{:?}{:?}",
-            s.id, s.contradictions, s.updated_at, s.claims
+            s.id, s.contradictions, s.updated_at, claims
         ),
         "low-confidence" | "claim-health" => {
-            format!("{head:?}{:?}{:?}{:?}", s.confidence, s.updated_at, s.claims)
+            format!("{head:?}{:?}{:?}{:?}", s.confidence, s.updated_at, claims)
         }
         "stale-pages" => format!(
             "{head:?}{:?}{:?}{:?}{:?}{:?}",
@@ -254,12 +255,52 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             s.person_card
         ),
         "relationship-graph" => format!("{head:?}{:?}", s.relationships),
-        "provenance-coverage" => format!("{head:?}{:?}", s.claims),
+        "provenance-coverage" => format!("{head:?}{claims:?}"),
         "privacy-review" => format!(
             "{head:?}{:?}{:?}{:?}{:?}",
-            s.privacy_tier, s.person_card, s.relationships, s.claims
+            s.privacy_tier, s.person_card, s.relationships, claims
         ),
         _ => format!("{p:?}"),
+    }
+}
+
+/// Claims as the dashboards read them: every field but the file line, which no dashboard
+/// prints and which moves when something above the claims changes (a question added to the
+/// frontmatter moves every claim down a line without changing what a dashboard shows). The
+/// destructuring names every field, so a new one cannot be forgotten here.
+struct ClaimsRead<'a>(&'a [Claim]);
+
+impl std::fmt::Debug for ClaimsRead<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_list();
+        for claim in self.0 {
+            let Claim {
+                id,
+                text,
+                status,
+                confidence,
+                evidence,
+                updated_at,
+                valid_from,
+                valid_until,
+                supersedes,
+                superseded_by,
+                line: _,
+            } = claim;
+            list.entry(&(
+                id,
+                text,
+                status,
+                confidence,
+                evidence,
+                updated_at,
+                valid_from,
+                valid_until,
+                supersedes,
+                superseded_by,
+            ));
+        }
+        list.finish()
     }
 }
 
@@ -750,4 +791,49 @@ fn privacy(input: &ReportInput<'_>, from: &str) -> String {
     ];
     lines.extend(entries);
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(questions: &str, claim_text: &str) -> PageInfo {
+        let text = format!(
+            "---\npageType: entity\nid: entity.a\ntitle: A\n{questions}claims:\n  - id: claim.a\n    text: {claim_text}\n    confidence: 0.2\nupdatedAt: 2026-04-01T00:00:00Z\n---\n# A\n"
+        );
+        wiki_parse::parse_page("entities/a.md", text.as_bytes())
+            .expect("page")
+            .info
+    }
+
+    /// A question added above the claims moves them down without changing any dashboard but
+    /// the open questions; a claim's text changes the dashboards that read claims.
+    #[test]
+    fn claim_lines_are_not_dashboard_inputs() {
+        let before = page("", "Alpha.");
+        let moved = page("questions:\n  - Why?\n", "Alpha.");
+        let edited = page("", "Beta.");
+        assert_ne!(before.summary.claims[0].line, moved.summary.claims[0].line);
+        let claim_readers = [
+            "contradictions",
+            "low-confidence",
+            "claim-health",
+            "provenance-coverage",
+            "privacy-review",
+        ];
+        for d in DASHBOARDS {
+            assert_eq!(
+                inputs(d.name, &before) == inputs(d.name, &moved),
+                d.name != "open-questions",
+                "{}",
+                d.name
+            );
+            assert_eq!(
+                inputs(d.name, &before) == inputs(d.name, &edited),
+                !claim_readers.contains(&d.name),
+                "{}",
+                d.name
+            );
+        }
+    }
 }
