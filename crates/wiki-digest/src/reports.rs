@@ -223,10 +223,20 @@ impl PageLinks {
 /// inputs (and the same clock window) contribute the same to the dashboard. Every dashboard
 /// reads a page's path, title and kind (links, order, filters); the rest is per dashboard.
 /// Used to skip dashboards an edit cannot change (see `compile_cached`). An unknown name reads
-/// everything. Claims count without their file lines (see [`ClaimsRead`]).
+/// everything. Claims count without their file lines.
 pub fn inputs(name: &str, p: &PageInfo) -> String {
     let s = &p.summary;
-    let claims = ClaimsRead(&s.claims);
+    // Claims as the dashboards read them: every field but the file line, which no dashboard
+    // prints and which moves when something above the claims changes (a question added to the
+    // frontmatter moves every claim down a line without changing what a dashboard shows).
+    let claims: Vec<Claim> = s
+        .claims
+        .iter()
+        .map(|c| Claim {
+            line: None,
+            ..c.clone()
+        })
+        .collect();
     let head = (&p.path, &p.title, p.kind);
     match name {
         "open-questions" => format!("{head:?}{:?}", s.questions),
@@ -261,46 +271,6 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             s.privacy_tier, s.person_card, s.relationships, claims
         ),
         _ => format!("{p:?}"),
-    }
-}
-
-/// Claims as the dashboards read them: every field but the file line, which no dashboard
-/// prints and which moves when something above the claims changes (a question added to the
-/// frontmatter moves every claim down a line without changing what a dashboard shows). The
-/// destructuring names every field, so a new one cannot be forgotten here.
-struct ClaimsRead<'a>(&'a [Claim]);
-
-impl std::fmt::Debug for ClaimsRead<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut list = f.debug_list();
-        for claim in self.0 {
-            let Claim {
-                id,
-                text,
-                status,
-                confidence,
-                evidence,
-                updated_at,
-                valid_from,
-                valid_until,
-                supersedes,
-                superseded_by,
-                line: _,
-            } = claim;
-            list.entry(&(
-                id,
-                text,
-                status,
-                confidence,
-                evidence,
-                updated_at,
-                valid_from,
-                valid_until,
-                supersedes,
-                superseded_by,
-            ));
-        }
-        list.finish()
     }
 }
 
