@@ -19,6 +19,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
+
 use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp};
 use wiki_parse::model::{Claim, Evidence, Relationship};
 use wiki_parse::time::{Freshness, FreshnessLevel, claim_freshness, page_freshness};
@@ -122,22 +124,36 @@ fn claim_rows<'a>(pages: &[&'a PageInfo], now_ms: i64) -> Vec<ClaimRow<'a>> {
 fn claim_rows_where<'a>(
     pages: &[&'a PageInfo],
     now_ms: i64,
-    keep: impl Fn(&Claim) -> bool + Copy,
+    keep: impl Fn(&Claim) -> bool + Copy + Sync,
 ) -> Vec<ClaimRow<'a>> {
+    // Tens of thousands of claims in a large vault (a freshness and a status each): in
+    // parallel, by chunks of pages, in order.
     pages
-        .iter()
-        .flat_map(|page| {
-            page.summary
-                .claims
+        .par_chunks(256)
+        .map(|chunk| {
+            chunk
                 .iter()
-                .filter(move |c| keep(c))
-                .map(move |claim| ClaimRow {
-                    page,
-                    claim,
-                    status: claim.normalized_status(),
-                    freshness: claim_freshness(claim, page.summary.updated_at.as_deref(), now_ms),
+                .flat_map(|page| {
+                    page.summary
+                        .claims
+                        .iter()
+                        .filter(move |c| keep(c))
+                        .map(move |claim| ClaimRow {
+                            page,
+                            claim,
+                            status: claim.normalized_status(),
+                            freshness: claim_freshness(
+                                claim,
+                                page.summary.updated_at.as_deref(),
+                                now_ms,
+                            ),
+                        })
                 })
+                .collect::<Vec<_>>()
         })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
         .collect()
 }
 
@@ -444,22 +460,34 @@ fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
         contested.len(),
         stale.len()
     );
-    let mut links = PageLinks::default();
-    for (heading, list) in [
-        ("### Missing Evidence", &missing),
-        ("### Contested Claims", &contested),
-        ("### Stale Claims", &stale),
-    ] {
+    // The largest dashboard (megabytes at 10,000 pages): its three sections side by side.
+    let section = |heading: &str, list: &[&ClaimRow<'_>]| {
+        let mut part = String::new();
         if list.is_empty() {
-            continue;
+            return part;
         }
-        out.push_str("\n\n");
-        out.push_str(heading);
-        for r in list.iter() {
-            out.push('\n');
-            input.claim_health_line(&mut out, &mut links, from, r);
+        part.push_str("\n\n");
+        part.push_str(heading);
+        let mut links = PageLinks::default();
+        for r in list {
+            part.push('\n');
+            input.claim_health_line(&mut part, &mut links, from, r);
         }
-    }
+        part
+    };
+    let (missing, (contested, stale)) = rayon::join(
+        || section("### Missing Evidence", &missing),
+        || {
+            rayon::join(
+                || section("### Contested Claims", &contested),
+                || section("### Stale Claims", &stale),
+            )
+        },
+    );
+    out.reserve(missing.len() + contested.len() + stale.len());
+    out.push_str(&missing);
+    out.push_str(&contested);
+    out.push_str(&stale);
     out
 }
 
