@@ -8,12 +8,14 @@
 //! Library users and binaries without the hook keep packing in the committing process, as do
 //! repositories with `gc.autoDetach = false`.
 //!
-//! One packer at a time: a packer holds `<git common dir>/wiki-pack.lock` (`wiki gc` waits for
-//! it; commits start no second packer while it is held). A detached packer does not hold the
-//! vault's write lock, so writers go on committing (see `Store::pack_detached`). When it fails,
-//! it leaves the error in `<git common dir>/wiki-pack.log`; the next commit that packs reports
-//! it as a warning and removes it. A killed packer loses nothing: loose objects are removed only
-//! once the pack that holds them is in place.
+//! The packer waits for the vault's write lock like any writer and packs holding it, as a
+//! commit that packs does (writers read objects only while they hold it, so none reads a loose
+//! object or a pack as it is removed): the command that committed returns at once, and a
+//! command started while the packer runs waits for it. A packer holds
+//! `<git common dir>/wiki-pack.lock` from its start, and commits start no second one while it
+//! is held. When it fails, it leaves the error in `<git common dir>/wiki-pack.log`; the next
+//! commit that packs reports it as a warning and removes it. A killed packer loses nothing:
+//! loose objects are removed only once the pack that holds them is in place.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

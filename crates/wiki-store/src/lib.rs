@@ -106,8 +106,8 @@
 //! ([`background`]; [`CommitOutcome::pack_detached`]) and `gc.autoDetach` is not false, else
 //! still holding the lock ([`CommitOutcome::packed`]). A failure is reported in
 //! [`CommitOutcome::pack_error`] and loses nothing. `gc.auto = 0` or `WIKI_AUTO_PACK=never`
-//! turns that off, `WIKI_AUTO_PACK=always` packs after every commit. One packer runs at a
-//! time (`<git common dir>/wiki-pack.lock`).
+//! turns that off, `WIKI_AUTO_PACK=always` packs after every commit. Packing always holds the
+//! vault lock (a detached packer waits for it like a writer).
 //!
 //! # Identity and time
 //!

@@ -26,9 +26,9 @@
 //! or `WIKI_AUTO_PACK=never`, in a detached process when the binary allows it (see
 //! [`background`](crate::background)) and `gc.autoDetach` is not false; it merges packs too
 //! (those of at most 32 MiB) when that would leave more than `gc.autoPackLimit` (50) packs.
-//! `WIKI_AUTO_PACK=always` packs after every commit. One packer at a time: every packer holds
-//! `<git common dir>/wiki-pack.lock`, and stale temporary files are removed only by a packer
-//! that holds the vault lock too (a bulk commit may be writing its pack). git's own trigger, a count of loose objects, is left to git (`git commit` runs
+//! `WIKI_AUTO_PACK=always` packs after every commit. Every packing holds the vault lock (a
+//! detached packer waits for it like a writer): writers read objects only while holding it, so
+//! none reads a loose object or pack as it is removed. git's own trigger, a count of loose objects, is left to git (`git commit` runs
 //! `git gc --auto` in the background): a bulk `git add -A && git commit` of a 10,000-page vault
 //! leaves 10,000 small loose objects, and packing them in the next `wiki compile` would add a
 //! second to it.
@@ -141,8 +141,8 @@ pub(crate) struct AutoPacked {
     pub(crate) previous_error: Option<String>,
 }
 
-/// The lock only one packer of a repository holds at a time (in its common git directory:
-/// the object store is the repository's, whichever vault of it commits).
+/// The lock a detached packer holds from its start (in the repository's common git directory):
+/// commits start no second one while it is held.
 pub(crate) fn pack_lock_path(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join(lock::PACK_LOCK_NAME)
 }
@@ -298,39 +298,20 @@ impl Store {
         if !wanted {
             return Ok(done);
         }
-        // Another process is packing (a detached packer, or `wiki gc`): it, or the next
-        // commit, takes care of it.
-        let Some(pack_lock) = lock::try_acquire(&pack_lock_path(repo))? else {
-            return Ok(done);
-        };
         if crate::background::enabled()
             && repo.config_snapshot().boolean("gc.autoDetach") != Some(false)
         {
-            drop(pack_lock);
-            match crate::background::spawn(&self.vault_dir) {
-                Ok(pid) => {
-                    done.detached = Some(pid);
-                    return Ok(done);
-                }
-                // No detached process (no executable to run): pack here.
-                Err(_) => {
-                    let Some(again) = lock::try_acquire(&pack_lock_path(repo))? else {
-                        return Ok(done);
-                    };
-                    return self.auto_pack_here(repo, &again, done);
-                }
+            // A detached packer is already waiting for the vault lock (or packing): it, or
+            // the next commit, takes care of it.
+            if lock::try_acquire(&pack_lock_path(repo))?.is_none() {
+                return Ok(done);
+            }
+            // Without an executable to run (spawn failed), pack here.
+            if let Ok(pid) = crate::background::spawn(&self.vault_dir) {
+                done.detached = Some(pid);
+                return Ok(done);
             }
         }
-        self.auto_pack_here(repo, &pack_lock, done)
-    }
-
-    /// [`Store::auto_pack`] in this process, with both locks held.
-    fn auto_pack_here(
-        &self,
-        repo: &gix::Repository,
-        _pack_lock: &VaultLock,
-        mut done: AutoPacked,
-    ) -> Result<AutoPacked> {
         pack::remove_stale_temporaries(&Self::objects_dir(repo));
         let merge = self.auto_merge(repo);
         done.packed = Some(self.repack(repo, merge)?);
@@ -338,24 +319,26 @@ impl Store {
         Ok(done)
     }
 
-    /// The work of a detached packer (see [`background`](crate::background)): pack when no
-    /// other process is packing and the policy still asks for it (an earlier packer may have
-    /// done it meanwhile). Writers keep committing meanwhile: the vault lock is not needed to
-    /// pack (loose objects are removed only once the pack holding them is in place, and only
-    /// those listed before the pack was written); it is taken, if free, only to remove the
-    /// temporary files killed packers and bulk commits left (a live writer's would be removed
-    /// otherwise).
+    /// The work of a detached packer (see [`background`](crate::background)): hold the pack
+    /// lock (another packer holds it: nothing to do), wait for the vault lock like a writer
+    /// (objects are removed only while no writer reads them, as with every packing), and pack
+    /// when the policy still asks for it (an earlier packer may have done it meanwhile). When
+    /// writers keep the vault lock busy past the lock timeout, give up quietly: the next commit
+    /// starts another packer.
     pub(crate) fn pack_detached(&self) -> Result<Option<PackOutcome>> {
         let repo = self.repo();
         let Some(_pack_lock) = lock::try_acquire(&pack_lock_path(&repo))? else {
             return Ok(None);
         };
-        if let Some(_vault_lock) = lock::try_acquire(&self.lock_path())? {
-            pack::remove_stale_temporaries(&Self::objects_dir(&repo));
-        }
+        let _vault_lock = match self.lock() {
+            Ok(lock) => lock,
+            Err(Error::LockTimeout { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
         if !self.packing_wanted(&repo)? {
             return Ok(None);
         }
+        pack::remove_stale_temporaries(&Self::objects_dir(&repo));
         let merge = self.auto_merge(&repo);
         self.repack(&repo, merge).map(Some)
     }
@@ -363,14 +346,14 @@ impl Store {
     /// Pack every loose object of the repository into one new pack and remove the loose copies
     /// (see the module documentation of `maintain`). Takes the vault lock.
     pub fn pack_loose_objects(&self) -> Result<PackOutcome> {
-        let lock = self.lock()?;
-        self.pack_loose_objects_locked(&lock)
+        let _lock = self.lock()?;
+        self.repack_locked(None)
     }
 
     /// Like [`Store::pack_loose_objects`], for callers that already hold this vault's lock.
     pub fn pack_loose_objects_locked(&self, lock: &VaultLock) -> Result<PackOutcome> {
         self.check_lock(lock)?;
-        self.repack_waiting(None)
+        self.repack_locked(None)
     }
 
     /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
@@ -379,20 +362,19 @@ impl Store {
     /// vault lock.
     pub fn repack_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack_waiting(Some(u64::MAX))
+        self.repack_locked(Some(u64::MAX))
     }
 
-    /// With the vault lock held: wait (up to the lock timeout) for a packer at work, then
-    /// remove stale temporaries and repack.
-    fn repack_waiting(&self, merge_packs: Option<u64>) -> Result<PackOutcome> {
+    /// With the vault lock held: remove stale temporaries and repack.
+    fn repack_locked(&self, merge_packs: Option<u64>) -> Result<PackOutcome> {
         let repo = self.repo();
-        let _pack_lock = lock::acquire(&pack_lock_path(&repo), self.lock_timeout)?;
         pack::remove_stale_temporaries(&Self::objects_dir(&repo));
         self.repack(&repo, merge_packs)
     }
 
     /// Pack the loose objects; with `merge_packs`, also merge the packs of at most that many
-    /// bytes except the largest pack. The caller holds the pack lock ([`pack_lock_path`]).
+    /// bytes except the largest pack. The caller holds the vault lock: writers read objects only
+    /// while they hold it, so none reads a loose object or pack as it is removed.
     fn repack(&self, repo: &gix::Repository, merge_packs: Option<u64>) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
         let mut loose = Vec::new();

@@ -14,7 +14,7 @@ use crate::error::Error;
 /// are estimated to exceed 64 MiB, merging packs of at most 32 MiB when there would be more
 /// than `gc.autoPackLimit` (50), in a detached background process unless `gc.autoDetach` is
 /// false (`gc.auto = 0` or `WIKI_AUTO_PACK=never` turns that off, `WIKI_AUTO_PACK=always` packs
-/// after every commit); `wiki gc` does it now (waiting for a background packer first): every loose object
+/// after every commit); `wiki gc` does it now: every loose object
 /// and every pack except the largest (and packs with a `.keep`, `.promisor` or `.mtimes` file)
 /// go into one new pack. Loose objects and merged packs are removed only after the new pack and
 /// its index are safely on disk; nothing is pruned (unreachable objects are packed too). Works
