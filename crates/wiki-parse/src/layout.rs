@@ -199,6 +199,55 @@ impl StagedFile {
     }
 }
 
+impl StagedFile {
+    /// [`StagedFile::persist`] without freeing the replaced file's blocks now: on Linux the new
+    /// file is exchanged with the old one (`renameat2` with `RENAME_EXCHANGE`, atomic for
+    /// readers like a rename) and the old one moved to `.NAME.retired` beside it, for
+    /// [`remove_retired`] to delete later, off the path a caller waits on. (Renaming over a
+    /// large file frees its blocks inside the rename: ~10 ms for the 18 MB digest of a
+    /// 10,000-page vault on ext4.) A plain rename when there is no regular file to replace, on
+    /// other systems, or when the file system cannot exchange.
+    pub fn persist_retiring(mut self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if std::fs::symlink_metadata(&self.target).is_ok_and(|m| m.is_file())
+            && rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &self.tmp,
+                rustix::fs::CWD,
+                &self.target,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .is_ok()
+        {
+            // The temporary name now holds the old content.
+            self.done = true;
+            if std::fs::rename(&self.tmp, retired_path(&self.dir, &self.name)).is_err() {
+                let _ = std::fs::remove_file(&self.tmp);
+            }
+            remove_dead_temps(&self.dir, &self.name);
+            return Ok(());
+        }
+        self.persist()
+    }
+}
+
+/// Where [`StagedFile::persist_retiring`] leaves the replaced copy of `dir/name`.
+fn retired_path(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!(".{name}.retired"))
+}
+
+/// Delete the replaced copy [`StagedFile::persist_retiring`] left of vault file `rel`, if any
+/// (best effort: it is git-ignored and only costs space until then).
+pub fn remove_retired(vault_dir: &std::path::Path, rel: &str) {
+    let path = vault_dir.join(rel);
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        let retired = retired_path(dir, name);
+        if std::fs::symlink_metadata(&retired).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(retired);
+        }
+    }
+}
+
 impl Drop for StagedFile {
     fn drop(&mut self) {
         if !self.done {
@@ -313,4 +362,74 @@ pub fn write_ignored_file(
 ) -> std::io::Result<()> {
     ensure_ignored_dir(vault_dir, dir)?;
     write_derived_file(vault_dir, &format!("{dir}/{name}"), bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Replacing a derived file leaves the old copy as `.NAME.retired` (Linux), which the next
+    /// write's `remove_retired` deletes; readers always find a whole file at the name.
+    #[test]
+    fn retiring_persist_keeps_the_replaced_copy_until_removed() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let vault = tmp.path();
+        let dir = vault.join(".openclaw-wiki/cache");
+        // No file to replace yet: a plain rename.
+        stage_derived_file(vault, ".openclaw-wiki/cache/d.json", b"one")
+            .expect("stage")
+            .persist_retiring()
+            .expect("persist");
+        assert_eq!(names(&dir), ["d.json"]);
+        stage_derived_file(vault, ".openclaw-wiki/cache/d.json", b"two")
+            .expect("stage")
+            .persist_retiring()
+            .expect("persist");
+        assert_eq!(std::fs::read(dir.join("d.json")).expect("read"), b"two");
+        if cfg!(target_os = "linux") {
+            assert_eq!(names(&dir), [".d.json.retired", "d.json"]);
+            assert_eq!(
+                std::fs::read(dir.join(".d.json.retired")).expect("read"),
+                b"one"
+            );
+        }
+        remove_retired(vault, ".openclaw-wiki/cache/d.json");
+        assert_eq!(names(&dir), ["d.json"]);
+        // A retired copy not yet removed is replaced by the next one.
+        for content in [&b"three"[..], b"four"] {
+            stage_derived_file(vault, ".openclaw-wiki/cache/d.json", content)
+                .expect("stage")
+                .persist_retiring()
+                .expect("persist");
+        }
+        assert_eq!(std::fs::read(dir.join("d.json")).expect("read"), b"four");
+        if cfg!(target_os = "linux") {
+            assert_eq!(names(&dir), [".d.json.retired", "d.json"]);
+            assert_eq!(
+                std::fs::read(dir.join(".d.json.retired")).expect("read"),
+                b"three"
+            );
+        }
+        // A symbolic link at the retired name is left alone (and not followed).
+        remove_retired(vault, ".openclaw-wiki/cache/d.json");
+        #[cfg(unix)]
+        {
+            std::fs::write(vault.join("outside"), b"keep").expect("write");
+            std::os::unix::fs::symlink(vault.join("outside"), dir.join(".d.json.retired"))
+                .expect("symlink");
+            remove_retired(vault, ".openclaw-wiki/cache/d.json");
+            assert!(dir.join(".d.json.retired").is_symlink());
+            assert_eq!(std::fs::read(vault.join("outside")).expect("read"), b"keep");
+        }
+    }
 }
