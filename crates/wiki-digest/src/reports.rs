@@ -281,13 +281,26 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             s.person_card
         ),
         "relationship-graph" => format!("{head:?}{:?}", s.relationships),
-        "provenance-coverage" => format!("{head:?}{claims:?}"),
+        // Of a claim, these two print its identity and read its evidence only (an edit of a
+        // claim's status or confidence leaves them as they are).
+        "provenance-coverage" => format!("{head:?}{:?}", identities_and_evidence(&s.claims)),
         "privacy-review" => format!(
             "{head:?}{:?}{:?}{:?}{:?}",
-            s.privacy_tier, s.person_card, s.relationships, claims
+            s.privacy_tier,
+            s.person_card,
+            s.relationships,
+            identities_and_evidence(&s.claims)
         ),
         _ => format!("{p:?}"),
     }
+}
+
+/// Each claim's id, text and evidence: what the provenance and privacy dashboards read of it.
+fn identities_and_evidence(claims: &[Claim]) -> Vec<(&Option<String>, &String, &Vec<Evidence>)> {
+    claims
+        .iter()
+        .map(|c| (&c.id, &c.text, &c.evidence))
+        .collect()
 }
 
 /// The generated body of dashboard `name`, `None` for an unknown name.
@@ -805,12 +818,16 @@ mod tests {
     }
 
     /// A question added above the claims moves them down without changing any dashboard but
-    /// the open questions; a claim's text changes the dashboards that read claims.
+    /// the open questions; a claim's text changes the dashboards that read claims, its status
+    /// and confidence only those that print them.
     #[test]
     fn claim_lines_are_not_dashboard_inputs() {
         let before = page("", "Alpha.");
         let moved = page("questions:\n  - Why?\n", "Alpha.");
         let edited = page("", "Beta.");
+        let mut reweighed = before.clone();
+        reweighed.summary.claims[0].confidence = Some(0.9);
+        reweighed.summary.claims[0].status = Some("contested".into());
         assert_ne!(before.summary.claims[0].line, moved.summary.claims[0].line);
         let claim_readers = [
             "contradictions",
@@ -829,6 +846,14 @@ mod tests {
             assert_eq!(
                 inputs(d.name, &before) == inputs(d.name, &edited),
                 !claim_readers.contains(&d.name),
+                "{}",
+                d.name
+            );
+            // Provenance and privacy print claims' identities and evidence, not their status
+            // or confidence.
+            assert_eq!(
+                inputs(d.name, &before) == inputs(d.name, &reweighed),
+                !["contradictions", "low-confidence", "claim-health"].contains(&d.name),
                 "{}",
                 d.name
             );
