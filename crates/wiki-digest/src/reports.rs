@@ -260,9 +260,16 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             "{head:?}{:?}{:?}{:?}{:?}",
             s.id, s.contradictions, s.updated_at, claims
         ),
-        "low-confidence" | "claim-health" => {
-            format!("{head:?}{:?}{:?}{:?}", s.confidence, s.updated_at, claims)
+        // A page's rows here are its own confidence when below 0.5 and its claims below 0.5
+        // (with their freshness, so the page's `updatedAt` counts when it has such claims).
+        "low-confidence" => {
+            let low = |c: &Option<f64>| c.is_some_and(|c| c < 0.5);
+            let page = s.confidence.filter(|_| low(&s.confidence));
+            let rows: Vec<&Claim> = claims.iter().filter(|c| low(&c.confidence)).collect();
+            let touched = s.updated_at.as_ref().filter(|_| !rows.is_empty());
+            format!("{head:?}{page:?}{touched:?}{rows:?}")
         }
+        "claim-health" => format!("{head:?}{:?}{:?}", s.updated_at, claims),
         "stale-pages" => format!(
             "{head:?}{:?}{:?}{:?}{:?}{:?}",
             p.raw_source, s.page_type, s.source_type, s.provenance_mode, s.updated_at
@@ -846,6 +853,21 @@ mod tests {
             assert_eq!(
                 inputs(d.name, &before) == inputs(d.name, &edited),
                 !claim_readers.contains(&d.name),
+                "{}",
+                d.name
+            );
+            // Low confidence lists claims below 0.5 only: one at 0.9 is not a row of it.
+            let mut confident = reweighed.clone();
+            confident.summary.updated_at = Some("2026-04-04T00:00:00Z".into());
+            assert_eq!(
+                inputs(d.name, &reweighed) == inputs(d.name, &confident),
+                ![
+                    "contradictions",
+                    "claim-health",
+                    "stale-pages",
+                    "person-agent-directory"
+                ]
+                .contains(&d.name),
                 "{}",
                 d.name
             );
