@@ -270,10 +270,18 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             format!("{head:?}{page:?}{touched:?}{rows:?}")
         }
         "claim-health" => format!("{head:?}{:?}{:?}", s.updated_at, claims),
+        // Only entity and source pages can be rows here.
+        "stale-pages" if !matches!(p.kind, PageKind::Entity | PageKind::Source) => {
+            format!("{head:?}")
+        }
         "stale-pages" => format!(
             "{head:?}{:?}{:?}{:?}{:?}{:?}",
             p.raw_source, s.page_type, s.source_type, s.provenance_mode, s.updated_at
         ),
+        // Only person-like pages (not reports) are rows here.
+        "person-agent-directory" if p.kind == PageKind::Report || !s.is_person_like() => {
+            format!("{head:?}")
+        }
         "person-agent-directory" => format!(
             "{head:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}",
             s.id,
@@ -288,21 +296,39 @@ pub fn inputs(name: &str, p: &PageInfo) -> String {
             s.person_card
         ),
         "relationship-graph" => format!("{head:?}{:?}", s.relationships),
-        // Of a claim, these two print its identity and read its evidence only (an edit of a
-        // claim's status or confidence leaves them as they are).
+        // Of a claim, this prints its identity and reads its evidence only (an edit of a
+        // claim's status or confidence leaves it as it is).
         "provenance-coverage" => format!("{head:?}{:?}", identities_and_evidence(&s.claims)),
-        "privacy-review" => format!(
-            "{head:?}{:?}{:?}{:?}{:?}",
-            s.privacy_tier,
-            s.person_card,
-            s.relationships,
-            identities_and_evidence(&s.claims)
-        ),
+        // A page's rows here: its non-public tiers (page, person card, relationships with their
+        // targets, evidence with its claim's identity).
+        "privacy-review" => {
+            let tier = |t: &Option<String>| t.clone().filter(|t| reviewable(Some(t)));
+            let relationships: Vec<&Relationship> = s
+                .relationships
+                .iter()
+                .filter(|r| reviewable(r.privacy_tier.as_deref()))
+                .collect();
+            let evidence: Vec<(&Option<String>, &String, &Evidence)> = s
+                .claims
+                .iter()
+                .flat_map(|c| {
+                    c.evidence
+                        .iter()
+                        .filter(|e| reviewable(e.privacy_tier.as_deref()))
+                        .map(move |e| (&c.id, &c.text, e))
+                })
+                .collect();
+            format!(
+                "{head:?}{:?}{:?}{relationships:?}{evidence:?}",
+                tier(&s.privacy_tier),
+                s.person_card.as_ref().and_then(|c| tier(&c.privacy_tier))
+            )
+        }
         _ => format!("{p:?}"),
     }
 }
 
-/// Each claim's id, text and evidence: what the provenance and privacy dashboards read of it.
+/// Each claim's id, text and evidence: what the provenance dashboard reads of it.
 fn identities_and_evidence(claims: &[Claim]) -> Vec<(&Option<String>, &String, &Vec<Evidence>)> {
     claims
         .iter()
@@ -815,70 +841,137 @@ fn privacy(input: &ReportInput<'_>, from: &str) -> String {
 mod tests {
     use super::*;
 
-    fn page(questions: &str, claim_text: &str) -> PageInfo {
-        let text = format!(
-            "---\npageType: entity\nid: entity.a\ntitle: A\n{questions}claims:\n  - id: claim.a\n    text: {claim_text}\n    confidence: 0.2\nupdatedAt: 2026-04-01T00:00:00Z\n---\n# A\n"
-        );
-        wiki_parse::parse_page("entities/a.md", text.as_bytes())
+    fn parse(path: &str, text: &str) -> PageInfo {
+        wiki_parse::parse_page(path, text.as_bytes())
             .expect("page")
             .info
     }
 
-    /// A question added above the claims moves them down without changing any dashboard but
-    /// the open questions; a claim's text changes the dashboards that read claims, its status
-    /// and confidence only those that print them.
+    fn page(questions: &str, claim_text: &str) -> PageInfo {
+        parse(
+            "entities/a.md",
+            &format!(
+                "---\npageType: entity\nid: entity.a\ntitle: A\n{questions}claims:\n  - id: claim.a\n    text: {claim_text}\n    confidence: 0.2\nupdatedAt: 2026-04-01T00:00:00Z\n---\n# A\n"
+            ),
+        )
+    }
+
+    /// The dashboards whose inputs differ between `a` and `b`.
+    fn differing(a: &PageInfo, b: &PageInfo) -> Vec<&'static str> {
+        DASHBOARDS
+            .iter()
+            .filter(|d| inputs(d.name, a) != inputs(d.name, b))
+            .map(|d| d.name)
+            .collect()
+    }
+
+    /// A page's inputs to a dashboard are what its rows there show: a question added above the
+    /// claims moves them down a line without changing any dashboard but the open questions; a
+    /// claim's status and confidence count only where they are printed; a page that is no row
+    /// of a dashboard (no low confidence, not a person, a concept for stale pages, no
+    /// non-public tier) is no reason to re-render it.
     #[test]
-    fn claim_lines_are_not_dashboard_inputs() {
+    fn dashboard_inputs_are_what_the_rows_show() {
         let before = page("", "Alpha.");
         let moved = page("questions:\n  - Why?\n", "Alpha.");
+        assert_ne!(before.summary.claims[0].line, moved.summary.claims[0].line);
+        assert_eq!(differing(&before, &moved), ["open-questions"]);
+        // A claim's text: the dashboards listing it (it has confidence 0.2 and no evidence).
         let edited = page("", "Beta.");
+        assert_eq!(
+            differing(&before, &edited),
+            [
+                "contradictions",
+                "low-confidence",
+                "claim-health",
+                "provenance-coverage"
+            ]
+        );
         let mut reweighed = before.clone();
         reweighed.summary.claims[0].confidence = Some(0.9);
         reweighed.summary.claims[0].status = Some("contested".into());
-        assert_ne!(before.summary.claims[0].line, moved.summary.claims[0].line);
-        let claim_readers = [
-            "contradictions",
-            "low-confidence",
-            "claim-health",
-            "provenance-coverage",
-            "privacy-review",
-        ];
-        for d in DASHBOARDS {
-            assert_eq!(
-                inputs(d.name, &before) == inputs(d.name, &moved),
-                d.name != "open-questions",
-                "{}",
-                d.name
-            );
-            assert_eq!(
-                inputs(d.name, &before) == inputs(d.name, &edited),
-                !claim_readers.contains(&d.name),
-                "{}",
-                d.name
-            );
-            // Low confidence lists claims below 0.5 only: one at 0.9 is not a row of it.
-            let mut confident = reweighed.clone();
-            confident.summary.updated_at = Some("2026-04-04T00:00:00Z".into());
-            assert_eq!(
-                inputs(d.name, &reweighed) == inputs(d.name, &confident),
-                ![
-                    "contradictions",
-                    "claim-health",
-                    "stale-pages",
-                    "person-agent-directory"
-                ]
-                .contains(&d.name),
-                "{}",
-                d.name
-            );
-            // Provenance and privacy print claims' identities and evidence, not their status
-            // or confidence.
-            assert_eq!(
-                inputs(d.name, &before) == inputs(d.name, &reweighed),
-                !["contradictions", "low-confidence", "claim-health"].contains(&d.name),
-                "{}",
-                d.name
-            );
-        }
+        assert_eq!(
+            differing(&before, &reweighed),
+            ["contradictions", "low-confidence", "claim-health"]
+        );
+        // Confident claims only, not a person: the page's date matters to fewer dashboards.
+        let mut touched = reweighed.clone();
+        touched.summary.updated_at = Some("2026-04-04T00:00:00Z".into());
+        assert_eq!(
+            differing(&reweighed, &touched),
+            ["contradictions", "claim-health", "stale-pages"]
+        );
+        let mut touched_low = before.clone();
+        touched_low.summary.updated_at = Some("2026-04-04T00:00:00Z".into());
+        assert_eq!(
+            differing(&before, &touched_low),
+            [
+                "contradictions",
+                "low-confidence",
+                "claim-health",
+                "stale-pages"
+            ]
+        );
+        // A person: the directory shows its freshness.
+        let person = |updated: &str| {
+            parse(
+                "entities/p.md",
+                &format!(
+                    "---\npageType: entity\nentityType: person\nid: entity.p\ntitle: P\nupdatedAt: {updated}\n---\n# P\n"
+                ),
+            )
+        };
+        assert_eq!(
+            differing(&person("2026-04-01"), &person("2026-04-04")),
+            [
+                "contradictions",
+                "claim-health",
+                "stale-pages",
+                "person-agent-directory"
+            ]
+        );
+        // A concept is never a stale-pages row.
+        let concept = |updated: &str| {
+            parse(
+                "concepts/c.md",
+                &format!(
+                    "---\npageType: concept\nid: concept.c\ntitle: C\nupdatedAt: {updated}\n---\n# C\n"
+                ),
+            )
+        };
+        assert_eq!(
+            differing(&concept("2026-04-01"), &concept("2026-04-04")),
+            ["contradictions", "claim-health"]
+        );
+        // Evidence: public evidence is no privacy row, private evidence is (with its claim).
+        let with_evidence = |tier: &str, text: &str| {
+            parse(
+                "entities/e.md",
+                &format!(
+                    "---\npageType: entity\nid: entity.e\ntitle: E\nclaims:\n  - id: claim.e\n    text: {text}\n    evidence:\n      - sourceId: source.s\n        privacyTier: {tier}\n---\n# E\n"
+                ),
+            )
+        };
+        assert!(
+            !differing(
+                &with_evidence("public", "One."),
+                &with_evidence("public", "Two.")
+            )
+            .contains(&"privacy-review")
+        );
+        assert!(
+            differing(
+                &with_evidence("private", "One."),
+                &with_evidence("private", "Two.")
+            )
+            .contains(&"privacy-review")
+        );
+        assert!(
+            differing(
+                &with_evidence("public", "One."),
+                &with_evidence("private", "One.")
+            )
+            .contains(&"privacy-review")
+        );
     }
 }
