@@ -56,6 +56,8 @@ pub fn main_hook() -> Option<ExitCode> {
 
 fn run(dir: &Path) -> Result<()> {
     let store = Store::open(dir)?;
+    // The files a large write replaced (see `worktree::RETIRED_DIR`), then the packing.
+    crate::worktree::remove_retired(store.vault_dir());
     store.pack_detached().map(|_| ()).inspect_err(|e| {
         let _ = std::fs::write(log_path(&store.repo()), format!("{e}\n"));
     })

@@ -59,6 +59,9 @@ struct Signatures {
     committer: gix::actor::Signature,
 }
 
+/// From this many replaced files on, a commit has them deleted by a detached process.
+const BULK_RETIRED: usize = 256;
+
 impl Store {
     /// Commit `req`, taking the vault lock for the duration of the call (see the crate
     /// documentation for the full procedure). Do not call this while holding a [`VaultLock`] of
@@ -194,6 +197,21 @@ impl Store {
         req: &CommitRequest<'_>,
         stop: Stop,
     ) -> Result<CommitOutcome> {
+        // The files earlier writes replaced are deleted beside this commit, on another thread
+        // (see `worktree::RETIRED_DIR`).
+        let vault_dir = self.vault_dir.as_path();
+        std::thread::scope(|scope| {
+            scope.spawn(move || worktree::remove_retired(vault_dir));
+            self.commit_body(lock, req, stop)
+        })
+    }
+
+    fn commit_body(
+        &self,
+        lock: &VaultLock,
+        req: &CommitRequest<'_>,
+        stop: Stop,
+    ) -> Result<CommitOutcome> {
         trace::start();
         self.check_lock(lock)?;
         validate_changes(req)?;
@@ -288,7 +306,7 @@ impl Store {
                     self.build_commit(&repo, tip, tip_tree, &planned, &human_msg, &sigs)?
                 {
                     let reflog = format!("commit: Record human edits before {op}");
-                    self.publish(
+                    let _retired = self.publish(
                         &repo,
                         &target,
                         tip,
@@ -322,7 +340,7 @@ impl Store {
             if tip.is_none() { " (initial)" } else { "" },
             message::subject_of(&msg)
         );
-        self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
+        let retired = self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
         outcome.commit = Some(built.commit);
         if stop == Stop::Never {
             match self.auto_pack(&repo) {
@@ -333,6 +351,15 @@ impl Store {
                 }
                 Err(e) => outcome.pack_error = Some(e.to_string()),
             }
+        }
+        // Many replaced files (a first compile rewrites every page): deleting them would cost
+        // the next commit as much as it saved this one, so a detached process does it (a
+        // detached packer, if one was started, does it first), else it is done here.
+        if retired >= BULK_RETIRED
+            && outcome.pack_detached.is_none()
+            && !(crate::background::enabled() && crate::background::spawn(&self.vault_dir).is_ok())
+        {
+            worktree::remove_retired(&self.vault_dir);
         }
         let mut written: Vec<String> = built.changed.iter().map(|(p, _)| p.to_string()).collect();
         written.sort();
@@ -518,7 +545,8 @@ impl Store {
         Ok(())
     }
 
-    /// Journal, move the ref, and (checked-out branch) bring files and index along.
+    /// Journal, move the ref, and (checked-out branch) bring files and index along. Returns how
+    /// many replaced files were retired (see `worktree::RETIRED_DIR`).
     #[allow(clippy::too_many_arguments)]
     fn publish(
         &self,
@@ -530,7 +558,7 @@ impl Store {
         reflog: &str,
         sigs: &Signatures,
         stop: Stop,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         if target.checked_out {
             let paths = built.changed.iter().map(|(p, _)| p.to_string()).collect();
             journal::write(
@@ -553,7 +581,7 @@ impl Store {
             return Err(e);
         }
         if stop == Stop::AfterRefUpdate || !target.checked_out {
-            return Ok(());
+            return Ok(0);
         }
         // Deletions first (they may remove directories left empty, which a write below then
         // recreates), then every write at once (see `worktree::write_files`).
@@ -570,12 +598,13 @@ impl Store {
             }
         }
         trace::mark("move ref and delete files");
-        let mut stats = if write_files {
-            worktree::write_files(&self.vault_dir, &writes)?
+        let written = if write_files {
+            Some(worktree::write_files(&self.vault_dir, &writes)?)
         } else {
-            Vec::new()
-        }
-        .into_iter();
+            None
+        };
+        let retired = written.as_ref().map_or(0, |w| w.retired);
+        let mut stats = written.map(|w| w.stats).unwrap_or_default().into_iter();
         let mut updates = Vec::with_capacity(built.changed.len());
         for (path, new) in &built.changed {
             let repo_path = self.repo_path(path);
@@ -592,7 +621,7 @@ impl Store {
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)?;
         trace::mark("update index");
-        Ok(())
+        Ok(retired)
     }
 
     /// Called by `open`: roll a journal forward if one exists and nobody holds the lock.
@@ -717,7 +746,7 @@ impl Store {
                 exec: *exec,
             })
             .collect();
-        let stats = worktree::write_files(&self.vault_dir, &writes)?;
+        let stats = worktree::write_files(&self.vault_dir, &writes)?.stats;
         for ((i, ..), stat) in rewrites.iter().zip(stats) {
             if let Some((_, _, from)) = &mut updates[*i].entry {
                 *from = StatFrom::Known(stat);

@@ -341,3 +341,53 @@ fn large_commits_write_blobs_as_one_pack() {
     let count = f.git(&["count-objects", "-v"]);
     assert!(count.contains("in-pack: 301"), "{count}");
 }
+
+/// Files the commit replaced leave the work tree at once and wait in the store's git-ignored
+/// retired directory: deleted by the next commit (a few) or right after a large write (here, a
+/// library user without detached processes: by the commit itself).
+#[test]
+fn replaced_files_are_deleted_by_the_next_commit_or_after_a_large_write() {
+    let retired = |f: &Fixture| -> usize {
+        let root = f.path(".openclaw-wiki/locks/retired");
+        std::fs::read_dir(root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|shard| {
+                std::fs::read_dir(shard.path())
+                    .into_iter()
+                    .flatten()
+                    .count()
+            })
+            .sum()
+    };
+    let f = Fixture::repo_with(&[("a.md", "a\n"), ("b.md", "b\n")]);
+    let store = Store::open_with(&f.root, fixed_env(&[])).expect("open");
+    store
+        .commit(&req(&[w("a.md", "a2\n"), w("b.md", "b2\n")], "two"))
+        .expect("commit");
+    let expected = if cfg!(target_os = "linux") { 2 } else { 0 };
+    assert_eq!(retired(&f), expected);
+    store
+        .commit(&req(&[w("a.md", "a3\n")], "three"))
+        .expect("commit");
+    // The two of the first commit are gone; the one this commit replaced waits.
+    assert_eq!(retired(&f), expected / 2);
+    assert_eq!(f.read("a.md").as_deref(), Some("a3\n"));
+    assert_eq!(f.git(&["status", "--porcelain"]), "");
+
+    let many: Vec<_> = (0..300)
+        .map(|i| w(&format!("bulk/{i}.md"), &format!("page {i}\n")))
+        .collect();
+    store.commit(&req(&many, "bulk")).expect("commit");
+    let rewritten: Vec<_> = (0..300)
+        .map(|i| w(&format!("bulk/{i}.md"), &format!("page {i}, again\n")))
+        .collect();
+    store
+        .commit(&req(&rewritten, "bulk again"))
+        .expect("commit");
+    assert_eq!(retired(&f), 0);
+    assert_eq!(f.read("bulk/299.md").as_deref(), Some("page 299, again\n"));
+    assert_eq!(f.git(&["status", "--porcelain"]), "");
+    f.fsck();
+}
