@@ -6,7 +6,9 @@
 //! instead (`<exe> --wiki-store-background-pack <vault dir>`: its own process group, no
 //! standard streams, lower priority), which packs while the command that committed returns.
 //! Library users and binaries without the hook keep packing in the committing process, as do
-//! repositories with `gc.autoDetach = false`.
+//! repositories with `gc.autoDetach = false`. The same process first deletes the work-tree files
+//! that commits replaced (`worktree::RETIRED_DIR`); a commit that replaced many (a first
+//! compile: every page) starts it for that alone.
 //!
 //! The packer waits for the vault's write lock like any writer and packs holding it, as a
 //! commit that packs does (writers read objects only while they hold it, so none reads a loose

@@ -330,6 +330,10 @@ impl Store {
         let Some(_pack_lock) = lock::try_acquire(&pack_lock_path(&repo))? else {
             return Ok(None);
         };
+        // Started only to delete retired files, or packed meanwhile: no need to wait.
+        if !self.packing_wanted(&repo)? {
+            return Ok(None);
+        }
         let _vault_lock = match self.lock() {
             Ok(lock) => lock,
             Err(Error::LockTimeout { .. }) => return Ok(None),
