@@ -227,9 +227,8 @@ impl Compiler for DigestCompiler {
         trace.phase("compile: compile and parse cache");
         let mut result = result;
         let changes = std::mem::take(&mut result.changes);
-        // A vault's worth of parsed pages and file entries: freed on another thread while the
-        // batch goes on to its commit (tens of ms on a large vault).
-        drop_in_background((snap, result));
+        // A vault's worth of parsed pages and file entries: not freed now.
+        wiki_cli::drop_later((snap, result));
         let out = changes
             .into_iter()
             .map(|c| {
@@ -248,14 +247,6 @@ impl Compiler for DigestCompiler {
         trace.phase("compile: before");
         out
     }
-}
-
-/// Drop `value` on a thread of its own (when one can be started; else here).
-fn drop_in_background<T: Send + 'static>(value: T) {
-    // The handle is dropped: nothing waits for the thread (process exit ends it).
-    let _ = std::thread::Builder::new()
-        .name("drop".into())
-        .spawn(move || drop(value));
 }
 
 /// Run `compiler` on `page_changes`: compiled content of a changed page replaces its `after`;

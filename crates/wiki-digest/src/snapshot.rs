@@ -610,8 +610,10 @@ impl Snapshot {
             })
             .collect();
         let mut out = VaultPages::default();
+        // Pages are ~1 KB each: no regrowth (a vault's worth of copies) while they are moved in.
+        out.pages.reserve_exact(results.len());
         let mut misses = HashSet::new();
-        let mut unloaded = HashMap::new();
+        let mut unloaded = HashMap::with_capacity(results.len());
         out.errors.extend(self.problems.iter().cloned());
         for (r, hit, offset) in results {
             match r {

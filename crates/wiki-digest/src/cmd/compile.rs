@@ -199,14 +199,17 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         ))?,
     }
     out.flush()?;
-    if args.check && !updated.is_empty() {
+    let stale = if args.check { updated.len() } else { 0 };
+    // The vault's parsed pages and files: freed by the end of the process.
+    drop(updated);
+    wiki_cli::drop_later((snapshot, result));
+    if stale > 0 {
         if format == Format::Text {
             wiki_cli::warn(
                 "wiki compile",
                 &format!(
-                    "{} compiled file{} out of date; run `wiki compile`",
-                    updated.len(),
-                    if updated.len() == 1 { " is" } else { "s are" }
+                    "{stale} compiled file{} out of date; run `wiki compile`",
+                    if stale == 1 { " is" } else { "s are" }
                 ),
             );
         }
