@@ -496,8 +496,10 @@ const RETIRED_SHARDS: usize = 16;
 struct RetiredDir {
     shards: Vec<PathBuf>,
     pid: u32,
-    next: AtomicU64,
 }
+
+/// Numbers the retired files of this process (with its id: unique names across writes).
+static RETIRED_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl RetiredDir {
     /// `None` where files cannot be exchanged (not Linux), or when the directory cannot be made
@@ -535,7 +537,6 @@ impl RetiredDir {
         Some(RetiredDir {
             shards,
             pid: std::process::id(),
-            next: AtomicU64::new(0),
         })
     }
 
@@ -555,7 +556,7 @@ impl RetiredDir {
                 return false;
             }
             // The temporary name now holds the old content.
-            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            let n = RETIRED_COUNTER.fetch_add(1, Ordering::Relaxed);
             let shard = &self.shards[n as usize % self.shards.len()];
             if std::fs::rename(temp, shard.join(format!("{}-{n}", self.pid))).is_err() {
                 let _ = std::fs::remove_file(temp);
