@@ -36,7 +36,9 @@ pub mod yaml;
 
 pub use links::{Link, LinkKind, LinkTargets};
 pub use model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
-pub use page::{Page, PageError, PageFrontmatter, PageInfo, parse_frontmatter, parse_page};
+pub use page::{
+    KeyLineMap, Page, PageError, PageFrontmatter, PageInfo, parse_frontmatter, parse_page,
+};
 pub use vault::{PageKind, VaultError, VaultPages, read_vault};
 
 /// Built-in `wiki` subcommands contributed by this crate.

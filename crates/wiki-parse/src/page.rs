@@ -62,7 +62,7 @@ pub struct PageInfo {
     pub body_line: usize,
     /// File line of each top-level frontmatter key, in order.
     #[serde(default)]
-    pub key_lines: IndexMap<String, usize>,
+    pub key_lines: KeyLineMap,
     /// The body opens with the raw-source marker (see [`markers::has_raw_source_marker`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw_source: bool,
@@ -81,7 +81,89 @@ impl PageInfo {
 
     /// The line of a top-level frontmatter key, if present.
     pub fn key_line(&self, key: &str) -> Option<usize> {
-        self.key_lines.get(key).copied()
+        self.key_lines.get(key)
+    }
+}
+
+/// The file line of each top-level frontmatter key, in order: a map with the semantics of an
+/// insertion-ordered map (a key inserted again keeps its place and takes the new line), kept as
+/// a list because a page has a handful of keys (the parse cache decodes 10,000 of these per
+/// operation on a large vault; hash tables cost more than they save here). Serialized as a JSON
+/// object (`keyLines` in page records).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyLineMap(Vec<(String, usize)>);
+
+impl KeyLineMap {
+    /// The line of `key`.
+    pub fn get(&self, key: &str) -> Option<usize> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, line)| *line)
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is no key.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `(key, line)` in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.0.iter().map(|(k, line)| (k.as_str(), *line))
+    }
+
+    /// Set `key`'s line (a new key goes last).
+    pub fn insert(&mut self, key: String, line: usize) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = line,
+            None => self.0.push((key, line)),
+        }
+    }
+
+    /// From pairs whose keys are known to be distinct (the parse cache's, written from a map).
+    pub(crate) fn from_distinct(pairs: Vec<(String, usize)>) -> KeyLineMap {
+        KeyLineMap(pairs)
+    }
+}
+
+impl FromIterator<(String, usize)> for KeyLineMap {
+    fn from_iter<I: IntoIterator<Item = (String, usize)>>(iter: I) -> Self {
+        let pairs: Vec<(String, usize)> = iter.into_iter().collect();
+        // Distinct keys (the usual case) are taken as they are; repeated ones merged as
+        // `insert` does (through a hash table when there are many: no quadratic scan).
+        let distinct = if pairs.len() <= 32 {
+            pairs
+                .iter()
+                .enumerate()
+                .all(|(i, (k, _))| pairs[..i].iter().all(|(other, _)| other != k))
+        } else {
+            let mut seen = std::collections::HashSet::with_capacity(pairs.len());
+            pairs.iter().all(|(k, _)| seen.insert(k.as_str()))
+        };
+        if distinct {
+            return KeyLineMap(pairs);
+        }
+        let mut map: IndexMap<String, usize> = IndexMap::with_capacity(pairs.len());
+        for (k, line) in pairs {
+            map.insert(k, line);
+        }
+        KeyLineMap(map.into_iter().collect())
+    }
+}
+
+impl Serialize for KeyLineMap {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, line)| (k, line)))
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyLineMap {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Through an insertion-ordered map: the same keys, order and merging as before.
+        let map = IndexMap::<String, usize>::deserialize(deserializer)?;
+        Ok(KeyLineMap(map.into_iter().collect()))
     }
 }
 
@@ -354,6 +436,35 @@ pub fn render_page(fm: &Mapping, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Key lines behave as the insertion-ordered map they replaced: order kept, a repeated key
+    /// keeps its first place and takes the last line (also past 32 keys), a JSON object in page
+    /// records both ways.
+    #[test]
+    fn key_line_map_is_an_ordered_map() {
+        let pairs = |keys: &[(&str, usize)]| -> Vec<(String, usize)> {
+            keys.iter().map(|(k, l)| (k.to_string(), *l)).collect()
+        };
+        let map: KeyLineMap = pairs(&[("id", 2), ("title", 3), ("id", 9)])
+            .into_iter()
+            .collect();
+        assert_eq!(map.iter().collect::<Vec<_>>(), [("id", 9), ("title", 3)]);
+        assert_eq!(map.get("id"), Some(9));
+        assert_eq!(map.get("nope"), None);
+        let many: Vec<(String, usize)> = (0..40).map(|i| (format!("k{}", i % 35), i)).collect();
+        let map: KeyLineMap = many.into_iter().collect();
+        assert_eq!(map.len(), 35);
+        assert_eq!(map.get("k0"), Some(35));
+        assert_eq!(map.iter().next(), Some(("k0", 35)));
+        assert_eq!(map.get("k34"), Some(34));
+        let mut m = KeyLineMap::default();
+        m.insert("b".into(), 1);
+        m.insert("a".into(), 2);
+        m.insert("b".into(), 3);
+        assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"b":3,"a":2}"#);
+        let back: KeyLineMap = serde_json::from_str(r#"{"z":1,"y":2,"z":5}"#).unwrap();
+        assert_eq!(back.iter().collect::<Vec<_>>(), [("z", 5), ("y", 2)]);
+    }
 
     #[test]
     fn links_parsed_apart_are_those_of_a_whole_parse() {

@@ -48,11 +48,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use indexmap::IndexMap;
-
 use crate::links::{Link, LinkKind};
 use crate::model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
-use crate::page::{Page, PageError, PageInfo, git_blob_id, parse_page};
+use crate::page::{KeyLineMap, Page, PageError, PageInfo, git_blob_id, parse_page};
 use crate::vault::PageKind;
 
 /// The cache file, vault-relative.
@@ -925,9 +923,9 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
     w.str(blob_id);
     w.len(*body_line);
     w.len(key_lines.len());
-    for (k, line) in key_lines {
+    for (k, line) in key_lines.iter() {
         w.str(k);
-        w.len(*line);
+        w.len(line);
     }
     w.bool(*raw_source);
     w.len(layout.body_offset);
@@ -1253,7 +1251,7 @@ fn decode_entry(r: &mut Reader<'_>) -> Result<(PageInfo, TextLayout), Bad> {
     let blob_id = r.string()?;
     let body_line = r.len()?;
     let pairs = r.list(|r| Ok((r.string()?, r.len()?)))?;
-    let key_lines: IndexMap<String, usize> = pairs.into_iter().collect();
+    let key_lines = KeyLineMap::from_distinct(pairs);
     let raw_source = r.flag()?;
     let layout = TextLayout {
         body_offset: r.len()?,
