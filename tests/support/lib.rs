@@ -122,11 +122,16 @@ impl Default for Vault {
 }
 
 impl Drop for Vault {
-    /// Removing the directory under a detached packer (started by a commit that packed) would
-    /// leave it half removed: wait for those first (only vaults whose repository has had one).
+    /// Removing the directory under a detached process (a packer started by a commit that
+    /// packed, or the deletion of the files a large write replaced) would leave it half
+    /// removed: wait for those first (only vaults that may have had one).
     fn drop(&mut self) {
-        let locks = [".git/wiki-pack.lock", "../.git/wiki-pack.lock"];
-        if !locks.iter().any(|l| self.root.join(l).exists()) {
+        let marks = [
+            ".git/wiki-pack.lock",
+            "../.git/wiki-pack.lock",
+            ".openclaw-wiki/locks/retired",
+        ];
+        if !marks.iter().any(|l| self.root.join(l).exists()) {
             return;
         }
         let start = std::time::Instant::now();
