@@ -738,3 +738,42 @@ fn caches_are_not_written_through_a_symlink() {
     );
     v.git(&["fsck", "--strict", "--no-dangling"]);
 }
+
+/// A first compile replaces every page (their Related blocks): the replaced copies leave the
+/// work tree at once and a detached process deletes them after `wiki compile` returns; a later
+/// compile finds nothing to redo and leaves nothing behind.
+#[test]
+fn replaced_pages_are_deleted_after_a_large_compile() {
+    let v = init_vault(&[]);
+    for i in 0..300 {
+        v.write(
+            &format!("concepts/c{i:03}.md"),
+            format!(
+                "---\npageType: concept\nid: concept.c{i}\ntitle: C{i}\n---\n# C{i}\n\nSee [[concepts/c{:03}]].\n",
+                (i + 1) % 300
+            ),
+        );
+    }
+    v.commit_all("pages");
+    compile(&v, &[]).expect_code(0);
+    v.wait_for_background_packers();
+    let retired = v.path(".openclaw-wiki/locks/retired");
+    // Linux: the pages were exchanged out (the directory holds the replaced copies meanwhile).
+    assert_eq!(retired.is_dir(), cfg!(target_os = "linux"));
+    let left: usize = std::fs::read_dir(&retired)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|shard| {
+            std::fs::read_dir(shard.path())
+                .into_iter()
+                .flatten()
+                .count()
+        })
+        .sum();
+    assert_eq!(left, 0, "replaced pages left in {}", retired.display());
+    assert!(v.read("concepts/c000.md").contains("[[concepts/c001"));
+    assert_eq!(v.status(), "");
+    compile(&v, &["--check"]).expect_code(0);
+    v.git(&["fsck", "--strict", "--no-progress"]);
+}
