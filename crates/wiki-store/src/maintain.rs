@@ -289,15 +289,16 @@ impl Store {
     /// and `gc.autoDetach` is not false, else here. Errors are returned for the caller to report;
     /// the commit itself has already succeeded.
     pub(crate) fn auto_pack(&self, repo: &gix::Repository) -> Result<AutoPacked> {
+        let wanted = self.packing_wanted(repo)?;
+        trace::mark("auto-pack check");
+        if !wanted {
+            return Ok(AutoPacked::default());
+        }
+        // A detached packer's failure is told by the next commit that packs.
         let mut done = AutoPacked {
             previous_error: crate::background::take_failure(repo),
             ..AutoPacked::default()
         };
-        let wanted = self.packing_wanted(repo)?;
-        trace::mark("auto-pack check");
-        if !wanted {
-            return Ok(done);
-        }
         if crate::background::enabled()
             && repo.config_snapshot().boolean("gc.autoDetach") != Some(false)
         {
@@ -312,7 +313,6 @@ impl Store {
                 return Ok(done);
             }
         }
-        pack::remove_stale_temporaries(&Self::objects_dir(repo));
         let merge = self.auto_merge(repo);
         done.packed = Some(self.repack(repo, merge)?);
         trace::mark("pack loose objects");
@@ -342,7 +342,6 @@ impl Store {
         if !self.packing_wanted(&repo)? {
             return Ok(None);
         }
-        pack::remove_stale_temporaries(&Self::objects_dir(&repo));
         let merge = self.auto_merge(&repo);
         self.repack(&repo, merge).map(Some)
     }
@@ -351,13 +350,13 @@ impl Store {
     /// (see the module documentation of `maintain`). Takes the vault lock.
     pub fn pack_loose_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack_locked(None)
+        self.repack(&self.repo(), None)
     }
 
     /// Like [`Store::pack_loose_objects`], for callers that already hold this vault's lock.
     pub fn pack_loose_objects_locked(&self, lock: &VaultLock) -> Result<PackOutcome> {
         self.check_lock(lock)?;
-        self.repack_locked(None)
+        self.repack(&self.repo(), None)
     }
 
     /// [`Store::pack_loose_objects`], and merge every pack except the largest one (and those
@@ -366,14 +365,7 @@ impl Store {
     /// vault lock.
     pub fn repack_objects(&self) -> Result<PackOutcome> {
         let _lock = self.lock()?;
-        self.repack_locked(Some(u64::MAX))
-    }
-
-    /// With the vault lock held: remove stale temporaries and repack.
-    fn repack_locked(&self, merge_packs: Option<u64>) -> Result<PackOutcome> {
-        let repo = self.repo();
-        pack::remove_stale_temporaries(&Self::objects_dir(&repo));
-        self.repack(&repo, merge_packs)
+        self.repack(&self.repo(), Some(u64::MAX))
     }
 
     /// Pack the loose objects; with `merge_packs`, also merge the packs of at most that many
@@ -381,6 +373,8 @@ impl Store {
     /// while they hold it, so none reads a loose object or pack as it is removed.
     fn repack(&self, repo: &gix::Repository, merge_packs: Option<u64>) -> Result<PackOutcome> {
         let objects_dir = Self::objects_dir(repo);
+        // Left by a killed packer or bulk commit: no live writer owns them (lock held).
+        pack::remove_stale_temporaries(&objects_dir);
         let mut loose = Vec::new();
         for i in 0..256 {
             loose_in(&objects_dir, &hex_dir(i), &mut loose)?;
