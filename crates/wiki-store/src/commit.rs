@@ -198,8 +198,11 @@ impl Store {
         stop: Stop,
     ) -> Result<CommitOutcome> {
         // The files earlier writes replaced are deleted beside this commit, on another thread
-        // (see `worktree::RETIRED_DIR`).
+        // (see `worktree::RETIRED_DIR`), when there is such a directory.
         let vault_dir = self.vault_dir.as_path();
+        if !vault_dir.join(worktree::RETIRED_DIR).is_dir() {
+            return self.commit_body(lock, req, stop);
+        }
         std::thread::scope(|scope| {
             scope.spawn(move || worktree::remove_retired(vault_dir));
             self.commit_body(lock, req, stop)
