@@ -242,34 +242,42 @@ impl PageLinks {
 /// everything. Claims count without their file lines.
 pub fn inputs(name: &str, p: &PageInfo) -> String {
     let s = &p.summary;
-    // Claims as the dashboards read them: every field but the file line, which no dashboard
-    // prints and which moves when something above the claims changes (a question added to the
-    // frontmatter moves every claim down a line without changing what a dashboard shows).
-    let claims: Vec<Claim> = s
-        .claims
-        .iter()
-        .map(|c| Claim {
-            line: None,
-            ..c.clone()
-        })
-        .collect();
+    // Claims as the dashboards read them (for the three that read whole claims): every field
+    // but the file line, which no dashboard prints and which moves when something above the
+    // claims changes (a question added to the frontmatter moves every claim down a line without
+    // changing what a dashboard shows).
+    let claims = || -> Vec<Claim> {
+        s.claims
+            .iter()
+            .map(|c| Claim {
+                line: None,
+                ..c.clone()
+            })
+            .collect()
+    };
     let head = (&p.path, &p.title, p.kind);
     match name {
         "open-questions" => format!("{head:?}{:?}", s.questions),
         "contradictions" => format!(
             "{head:?}{:?}{:?}{:?}{:?}",
-            s.id, s.contradictions, s.updated_at, claims
+            s.id,
+            s.contradictions,
+            s.updated_at,
+            claims()
         ),
         // A page's rows here are its own confidence when below 0.5 and its claims below 0.5
         // (with their freshness, so the page's `updatedAt` counts when it has such claims).
         "low-confidence" => {
             let low = |c: &Option<f64>| c.is_some_and(|c| c < 0.5);
             let page = s.confidence.filter(|_| low(&s.confidence));
-            let rows: Vec<&Claim> = claims.iter().filter(|c| low(&c.confidence)).collect();
+            let rows: Vec<Claim> = claims()
+                .into_iter()
+                .filter(|c| low(&c.confidence))
+                .collect();
             let touched = s.updated_at.as_ref().filter(|_| !rows.is_empty());
             format!("{head:?}{page:?}{touched:?}{rows:?}")
         }
-        "claim-health" => format!("{head:?}{:?}{:?}", s.updated_at, claims),
+        "claim-health" => format!("{head:?}{:?}{:?}", s.updated_at, claims()),
         // Only entity and source pages can be rows here.
         "stale-pages" if !matches!(p.kind, PageKind::Entity | PageKind::Source) => {
             format!("{head:?}")
