@@ -385,41 +385,34 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let vault = tmp.path();
         let dir = vault.join(".openclaw-wiki/cache");
-        // No file to replace yet: a plain rename.
-        stage_derived_file(vault, ".openclaw-wiki/cache/d.json", b"one")
-            .expect("stage")
-            .persist_retiring()
-            .expect("persist");
-        assert_eq!(names(&dir), ["d.json"]);
-        stage_derived_file(vault, ".openclaw-wiki/cache/d.json", b"two")
-            .expect("stage")
-            .persist_retiring()
-            .expect("persist");
-        assert_eq!(std::fs::read(dir.join("d.json")).expect("read"), b"two");
-        if cfg!(target_os = "linux") {
-            assert_eq!(names(&dir), [".d.json.retired", "d.json"]);
-            assert_eq!(
-                std::fs::read(dir.join(".d.json.retired")).expect("read"),
-                b"one"
-            );
-        }
-        remove_retired(vault, ".openclaw-wiki/cache/d.json");
-        assert_eq!(names(&dir), ["d.json"]);
-        // A retired copy not yet removed is replaced by the next one.
-        for content in [&b"three"[..], b"four"] {
+        let write = |content: &[u8]| {
             stage_derived_file(vault, ".openclaw-wiki/cache/d.json", content)
                 .expect("stage")
                 .persist_retiring()
                 .expect("persist");
-        }
-        assert_eq!(std::fs::read(dir.join("d.json")).expect("read"), b"four");
-        if cfg!(target_os = "linux") {
-            assert_eq!(names(&dir), [".d.json.retired", "d.json"]);
-            assert_eq!(
-                std::fs::read(dir.join(".d.json.retired")).expect("read"),
-                b"three"
-            );
-        }
+        };
+        // The file holds `current`; on Linux the replaced copy, `retired`, waits beside it.
+        let holds = |current: &[u8], retired: &[u8]| {
+            assert_eq!(std::fs::read(dir.join("d.json")).expect("read"), current);
+            if cfg!(target_os = "linux") {
+                assert_eq!(names(&dir), [".d.json.retired", "d.json"]);
+                assert_eq!(
+                    std::fs::read(dir.join(".d.json.retired")).expect("read"),
+                    retired
+                );
+            }
+        };
+        // No file to replace yet: a plain rename.
+        write(b"one");
+        assert_eq!(names(&dir), ["d.json"]);
+        write(b"two");
+        holds(b"two", b"one");
+        remove_retired(vault, ".openclaw-wiki/cache/d.json");
+        assert_eq!(names(&dir), ["d.json"]);
+        // A retired copy not yet removed is replaced by the next one.
+        write(b"three");
+        write(b"four");
+        holds(b"four", b"three");
         // A symbolic link at the retired name is left alone (and not followed).
         remove_retired(vault, ".openclaw-wiki/cache/d.json");
         #[cfg(unix)]
