@@ -12,7 +12,9 @@
 //! ```
 //!
 //! and calls [`configure`] first thing in `main`; commands about to touch a whole vault's worth
-//! of memory at once call [`bulk_memory`]. `wiki-search` keeps the system allocator: its served
+//! of memory at once call [`bulk_memory`], and commands about to read one into memory (an
+//! operation, an incremental compile, lint) call [`huge_pages_after_write`], which keeps huge
+//! pages only where they are cheap to fault in. `wiki-search` keeps the system allocator: its served
 //! searches are mostly process start, and mimalloc's start costs about 0.4 ms. (It depends on
 //! this crate through `wiki-parse`, whose binary uses it, but refers to nothing in it, so no
 //! mimalloc code is linked into it: checked with `strings`.)
@@ -56,9 +58,119 @@ pub fn bulk_memory() {
     }
 }
 
+/// How recently the memory a command is about to use was freed by another process for huge pages
+/// to pay off (see [`huge_pages_after_write`]): the Linux page reporting worker hands free
+/// 2 MiB blocks back to the host about 2 s after they are freed; operations on a 10,000-page
+/// vault 0.25 s and 0.5 s apart still found them in place (with huge pages 180 / 189 ms median,
+/// without 228 / 257 ms), 1 s apart no longer (314 vs 225 ms; `docs/BENCHMARKS.md`).
+pub const HOT_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What [`huge_pages_after_write`] chose, and why (for traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HugePages {
+    /// Transparent huge pages as the allocator asks for them (the default).
+    Used,
+    /// `WIKI_HUGE_PAGES=off`.
+    OffByEnvironment,
+    /// Free page reporting is on and the last write is older than [`HOT_WINDOW`].
+    OffColdMemory,
+}
+
+/// For a command about to touch a vault's worth of memory (an operation on a large vault), given
+/// when the vault was last written (`None`: unknown): keep transparent huge pages, or turn them off
+/// for the rest of the process ([`bulk_memory`]).
+///
+/// On a virtual machine whose memory balloon reports free pages to the host (virtio-balloon
+/// free page reporting, `VIRTIO_BALLOON_F_REPORTING`), free 2 MiB blocks are returned to the
+/// host a moment after they are freed, and a huge page faulted in from one then costs the guest
+/// about 2 ms per MiB (the host backs it again page by page) instead of about 0.05 ms: on the
+/// 2-core benchmark machine an operation on a 10,000-page vault took 438 ms median with huge
+/// pages when operations were 4 s apart, 192 ms without (and 145 vs 182 ms back to back,
+/// where the memory the previous operation freed is still backed). So with free page reporting
+/// huge pages are kept only when the vault was written less than [`HOT_WINDOW`] ago (the
+/// previous command's memory is likely still backed); elsewhere (bare metal, no reporting) they
+/// are always kept. `WIKI_HUGE_PAGES=on|off` overrides the choice.
+pub fn huge_pages_after_write(last_write: Option<std::time::SystemTime>) -> HugePages {
+    let setting = std::env::var("WIKI_HUGE_PAGES").ok();
+    let age = last_write.map(|t| t.elapsed().unwrap_or_default());
+    let choice = choose_huge_pages(setting.as_deref(), age, free_page_reporting);
+    if choice != HugePages::Used {
+        bulk_memory();
+    }
+    choice
+}
+
+/// The choice of [`huge_pages_after_write`] from `WIKI_HUGE_PAGES`, the age of the last write
+/// and (asked only when needed: it reads sysfs) whether free page reporting is on.
+fn choose_huge_pages(
+    setting: Option<&str>,
+    age: Option<std::time::Duration>,
+    reporting: impl FnOnce() -> bool,
+) -> HugePages {
+    match setting {
+        Some("on") => HugePages::Used,
+        Some("off") => HugePages::OffByEnvironment,
+        _ if age.is_some_and(|a| a < HOT_WINDOW) || !reporting() => HugePages::Used,
+        _ => HugePages::OffColdMemory,
+    }
+}
+
+/// Whether a virtio memory balloon with free page reporting is bound on this machine (Linux
+/// sysfs: a virtio device of type 5 with feature bit 5 set and a driver).
+pub fn free_page_reporting() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(devices) = std::fs::read_dir("/sys/bus/virtio/devices") else {
+            return false;
+        };
+        devices.flatten().any(|d| {
+            let dir = d.path();
+            let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+            balloon_reports_free_pages(&read("device"), &read("features"))
+                && dir.join("driver").exists()
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// Whether a virtio device's sysfs `device` and `features` files describe a memory balloon
+/// (device id 5) that negotiated free page reporting (feature bit 5; `features` lists the bits
+/// as `0`/`1` characters, bit 0 first).
+fn balloon_reports_free_pages(device: &str, features: &str) -> bool {
+    const BALLOON: u32 = 5;
+    const REPORTING_BIT: usize = 5;
+    let id = device.trim();
+    let id = id.strip_prefix("0x").unwrap_or(id);
+    u32::from_str_radix(id, 16) == Ok(BALLOON)
+        && features.trim().as_bytes().get(REPORTING_BIT) == Some(&b'1')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Run test `name` of this binary alone in a child process with `vars` set (`None`:
+    /// removed) and return what it printed after `probe=` (settings read once per process are
+    /// checked in fresh ones).
+    fn probe_in_child(name: &str, vars: &[(&str, Option<&str>)]) -> String {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", name, "--nocapture", "--test-threads=1"]);
+        for (k, v) in vars.iter() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        let stdout = String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned();
+        let value = stdout
+            .split("probe=")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no probe output in {stdout:?}"));
+        value.lines().next().unwrap_or_default().to_string()
+    }
 
     /// Reads the option in a fresh process (mimalloc reads its environment once, at start).
     #[test]
@@ -74,28 +186,82 @@ mod tests {
             return;
         }
         let probe = |mode: &str, env: Option<&str>| {
-            let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-            cmd.args([
-                "--exact",
+            let vars = [
+                ("WIKI_ALLOC_PROBE", Some(mode)),
+                ("MIMALLOC_PURGE_DELAY", env),
+            ];
+            probe_in_child(
                 "tests::purge_delay_is_the_option_mimalloc_reads_from_its_environment",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("WIKI_ALLOC_PROBE", mode)
-            .env_remove("MIMALLOC_PURGE_DELAY");
-            if let Some(v) = env {
-                cmd.env("MIMALLOC_PURGE_DELAY", v);
-            }
-            let out = cmd.output().unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            let value = stdout
-                .split("probe=")
-                .nth(1)
-                .unwrap_or_else(|| panic!("no probe output in {stdout:?}"));
-            value.lines().next().unwrap_or_default().to_string()
+                &vars,
+            )
         };
         assert_eq!(probe("read", Some("4321")), "4321");
         assert_eq!(probe("configure", None), PURGE_DELAY_MS.to_string());
         assert_eq!(probe("configure", Some("250")), "250");
+    }
+
+    #[test]
+    fn huge_pages_choice() {
+        use std::time::Duration;
+        let ms = |n| Some(Duration::from_millis(n));
+        let never = || -> bool { panic!("sysfs read although not needed") };
+        assert_eq!(choose_huge_pages(Some("on"), None, never), HugePages::Used);
+        assert_eq!(
+            choose_huge_pages(Some("off"), ms(1), never),
+            HugePages::OffByEnvironment
+        );
+        // Recent write: the memory the last command freed is likely still backed.
+        assert_eq!(choose_huge_pages(None, ms(100), never), HugePages::Used);
+        assert_eq!(
+            choose_huge_pages(Some("auto"), ms(499), never),
+            HugePages::Used
+        );
+        for age in [ms(500), ms(4000), None] {
+            assert_eq!(
+                choose_huge_pages(None, age, || true),
+                HugePages::OffColdMemory
+            );
+            assert_eq!(choose_huge_pages(None, age, || false), HugePages::Used);
+        }
+    }
+
+    /// The choice takes effect for the whole process (Linux reports it in `/proc/self/status`).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn huge_pages_off_disables_them_for_the_process() {
+        let thp = || {
+            std::fs::read_to_string("/proc/self/status")
+                .unwrap()
+                .lines()
+                .find_map(|l| l.strip_prefix("THP_enabled:").map(|v| v.trim().to_string()))
+        };
+        if std::env::var_os("WIKI_ALLOC_THP_PROBE").is_some() {
+            let before = thp();
+            let choice = huge_pages_after_write(Some(std::time::SystemTime::now()));
+            println!("probe={before:?} {choice:?} {:?}", thp());
+            return;
+        }
+        let probe = |setting: &str| {
+            probe_in_child(
+                "tests::huge_pages_off_disables_them_for_the_process",
+                &[
+                    ("WIKI_ALLOC_THP_PROBE", Some("1")),
+                    ("WIKI_HUGE_PAGES", Some(setting)),
+                ],
+            )
+        };
+        assert_eq!(probe("off"), r#"Some("1") OffByEnvironment Some("0")"#);
+        assert_eq!(probe("on"), r#"Some("1") Used Some("1")"#);
+    }
+
+    #[test]
+    fn balloon_feature_bits() {
+        let with = "0110010100000000000000000000000010000000\n";
+        let without = "0110000100000000000000000000000010000000\n";
+        assert!(balloon_reports_free_pages("0x0005\n", with));
+        assert!(!balloon_reports_free_pages("0x0005\n", without));
+        assert!(!balloon_reports_free_pages("0x0002\n", with));
+        assert!(!balloon_reports_free_pages("", ""));
+        assert!(!balloon_reports_free_pages("0x0005", "01100"));
     }
 }

@@ -376,6 +376,11 @@ pub fn apply_batch(
         Some(session.store.lock()?)
     };
     trace.phase("lock");
+    // The operation is about to read a vault's worth of caches and pages into memory.
+    let huge_pages = wiki_digest::context::fit_huge_pages(&session.vault);
+    if opts.trace {
+        wiki_cli::warn("trace", &format!("huge pages: {huge_pages:?}"));
+    }
     let mut retries = 0;
     loop {
         let base = session.base()?;

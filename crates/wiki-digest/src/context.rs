@@ -192,6 +192,12 @@ impl VaultContext {
         &self.root
     }
 
+    /// Before reading a vault's worth of caches and pages: keep transparent huge pages or not
+    /// ([`fit_huge_pages`]).
+    pub fn fit_huge_pages(&self) -> wiki_alloc::HugePages {
+        fit_huge_pages(&self.root)
+    }
+
     /// The store.
     pub fn store(&self) -> &Store {
         &self.store
@@ -389,4 +395,19 @@ impl VaultContext {
         f.write_all(line.as_bytes())
             .map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))
     }
+}
+
+/// Before reading a vault's worth of caches and pages into memory: keep transparent huge pages
+/// or not ([`wiki_alloc::huge_pages_after_write`]), from when the vault at `vault_dir` was last
+/// written by a command that held as much memory: its last commit or parse-cache save (a
+/// compile after hand edits saves the cache without committing).
+pub fn fit_huge_pages(vault_dir: &Path) -> wiki_alloc::HugePages {
+    let last = [
+        wiki_store::last_write_in(vault_dir),
+        wiki_parse::pagecache::ParseCache::last_saved(vault_dir),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    wiki_alloc::huge_pages_after_write(last)
 }

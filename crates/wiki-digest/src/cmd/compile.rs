@@ -92,12 +92,14 @@ pub struct CompileReport<'a> {
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format = global.format_among(Format::Text, &[Format::Text, Format::Json])?;
     let mut ctx = VaultContext::open(global)?;
+    if !args.check {
+        ctx.lock()?;
+    }
     if args.force || !wiki_parse::pagecache::ParseCache::exists(ctx.root()) {
         // Every page is parsed and (without a cache) rewritten.
         wiki_alloc::bulk_memory();
-    }
-    if !args.check {
-        ctx.lock()?;
+    } else {
+        ctx.fit_huge_pages();
     }
     let snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
