@@ -99,7 +99,10 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         // Every page is parsed and (without a cache) rewritten.
         wiki_alloc::bulk_memory();
     } else {
-        ctx.fit_huge_pages();
+        let huge_pages = ctx.fit_huge_pages();
+        if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
+            wiki_cli::warn("trace", &format!("huge pages: {huge_pages:?}"));
+        }
     }
     let snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
