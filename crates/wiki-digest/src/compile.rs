@@ -187,7 +187,16 @@ pub fn compile_cached(
                     && page.info.summary.claims.len() == old.summary.claims.len()
             })
         });
+    // One edited page (an operation's usual change): its claim-health rows can be patched into
+    // the recorded dashboard instead of rendering it whole.
+    let claim_health_patch: Option<(String, PageInfo)> = match (&dashboards, &edited) {
+        (Some(_), Some(e)) if e.len() == 1 => Some((e[0].0.path.clone(), e[0].1.clone())),
+        _ => None,
+    };
     let inc = Incremental {
+        claim_health_patch: claim_health_patch
+            .as_ref()
+            .map(|(p, old)| (p.as_str(), old)),
         indexes_current,
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
@@ -296,6 +305,9 @@ struct Incremental<'a> {
     digest: Option<(&'a ParseCache, &'a HashSet<String>, u64)>,
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
+    /// The one edited page (path) and its cached version, when the dashboards on disk are
+    /// those the cache recorded: claim health is patched ([`reports::patch_claim_health`]).
+    claim_health_patch: Option<(&'a str, &'a PageInfo)>,
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
     /// Pages taken from the cache without their text, with their body offsets.
@@ -573,7 +585,26 @@ fn compile_inner(
                         Some(f) => Some(DashboardFile::from(f)),
                         None => existing.map(DashboardFile::from),
                     };
-                    let body = reports::report_body(d.name, &input)?;
+                    let patched = inc
+                        .claim_health_patch
+                        .filter(|_| d.name == "claim-health")
+                        .zip(existing.as_ref())
+                        .and_then(|((path, old), file)| {
+                            let at = order.iter().position(|p| p.path == path)?;
+                            let old_body =
+                                wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
+                            reports::patch_claim_health(old_body, &input, old, at)
+                        });
+                    if tracing() && d.name == "claim-health" {
+                        wiki_cli::warn(
+                            "trace",
+                            &format!("compile claim-health patched {}", patched.is_some()),
+                        );
+                    }
+                    let body = match patched {
+                        Some(body) => body,
+                        None => reports::report_body(d.name, &input)?,
+                    };
                     let rendered = render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t));
                     if tracing() {
                         trace(&format!("dashboard {} (render)", d.name), started);

@@ -489,33 +489,43 @@ fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
     out
 }
 
+/// Which claim rows a claim-health section lists.
+type RowFilter = fn(&ClaimRow<'_>) -> bool;
+
+/// The three claim-health sections: heading and which claim rows they list.
+const CLAIM_HEALTH_SECTIONS: [(&str, RowFilter); 3] = [
+    ("### Missing Evidence", |r| r.claim.evidence.is_empty()),
+    ("### Contested Claims", |r| r.claim.is_contested()),
+    ("### Stale Claims", |r| {
+        matches!(
+            r.freshness.level,
+            FreshnessLevel::Stale | FreshnessLevel::Unknown
+        )
+    }),
+];
+
+/// The first lines of the claim-health body, with the row count of each section.
+fn claim_health_header(counts: [usize; 3]) -> String {
+    format!(
+        "- Claims missing evidence: {}\n- Contested claims: {}\n- Stale or unknown claims: {}",
+        counts[0], counts[1], counts[2]
+    )
+}
+
 fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
     let rows = claim_rows(input.pages, input.now_ms);
-    let missing: Vec<&ClaimRow<'_>> = rows
+    let lists: Vec<Vec<&ClaimRow<'_>>> = CLAIM_HEALTH_SECTIONS
         .iter()
-        .filter(|r| r.claim.evidence.is_empty())
+        .map(|(_, keep)| rows.iter().filter(|r| keep(r)).collect())
         .collect();
-    let contested: Vec<&ClaimRow<'_>> = rows.iter().filter(|r| r.claim.is_contested()).collect();
-    let stale: Vec<&ClaimRow<'_>> = rows
-        .iter()
-        .filter(|r| {
-            matches!(
-                r.freshness.level,
-                FreshnessLevel::Stale | FreshnessLevel::Unknown
-            )
-        })
-        .collect();
-    if missing.is_empty() && contested.is_empty() && stale.is_empty() {
+    if lists.iter().all(Vec::is_empty) {
         return "- No claim health issues right now.".into();
     }
-    let mut out = format!(
-        "- Claims missing evidence: {}\n- Contested claims: {}\n- Stale or unknown claims: {}",
-        missing.len(),
-        contested.len(),
-        stale.len()
-    );
+    let mut out = claim_health_header([lists[0].len(), lists[1].len(), lists[2].len()]);
     // The largest dashboard (megabytes at 10,000 pages): its three sections side by side.
-    let section = |heading: &str, list: &[&ClaimRow<'_>]| {
+    let section = |i: usize| {
+        let (heading, _) = CLAIM_HEALTH_SECTIONS[i];
+        let list = &lists[i];
         let mut part = String::new();
         if list.is_empty() {
             return part;
@@ -529,20 +539,157 @@ fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
         }
         part
     };
-    let (missing, (contested, stale)) = rayon::join(
-        || section("### Missing Evidence", &missing),
-        || {
-            rayon::join(
-                || section("### Contested Claims", &contested),
-                || section("### Stale Claims", &stale),
-            )
-        },
-    );
+    let (missing, (contested, stale)) =
+        rayon::join(|| section(0), || rayon::join(|| section(1), || section(2)));
     out.reserve(missing.len() + contested.len() + stale.len());
     out.push_str(&missing);
     out.push_str(&contested);
     out.push_str(&stale);
     out
+}
+
+/// The claim-health body after one page changed, patched into the body rendered before the
+/// change instead of rendered whole (at 10,000 pages the body is megabytes of rows, while an
+/// operation changes the rows of one page). `old_body` is the body rendered for `input.pages`
+/// with `old` in place of `input.pages[at]`, at a clock inside the same freshness window (so
+/// every other row is unchanged); the page keeps its path and title, so its rows stay where
+/// they were in each section (pages in title order, claims in page order). `None` when the
+/// patch does not apply (the old body is not in the expected shape, a section appears or
+/// disappears): render the body whole.
+pub fn patch_claim_health(
+    old_body: &str,
+    input: &ReportInput<'_>,
+    old: &PageInfo,
+    at: usize,
+) -> Option<String> {
+    let new = *input.pages.get(at)?;
+    if new.path != old.path || new.title != old.title {
+        return None;
+    }
+    let from = Dashboard::by_name("claim-health")?.path();
+    let from = from.as_str();
+    // Header, then one part per non-empty section ("heading\nrow\nrow…"), separated by blank
+    // lines. Every row must be one line: the body has exactly the newlines this shape has (a
+    // claim text spanning lines would make rows ambiguous).
+    let mut bounds = vec![0];
+    for at in memchr::memmem::find_iter(old_body.as_bytes(), b"\n\n") {
+        bounds.push(at);
+        bounds.push(at + 2);
+    }
+    bounds.push(old_body.len());
+    let mut parts = bounds.chunks(2).map(|b| old_body.get(b[0]..b[1]));
+    let header = parts.next()??;
+    let sections: Vec<&str> = parts.collect::<Option<_>>()?;
+    let mut counts = [0usize; 3];
+    let mut lines = header.split('\n');
+    for (count, label) in counts.iter_mut().zip([
+        "- Claims missing evidence: ",
+        "- Contested claims: ",
+        "- Stale or unknown claims: ",
+    ]) {
+        *count = lines.next()?.strip_prefix(label)?.parse().ok()?;
+    }
+    if lines.next().is_some() {
+        return None;
+    }
+    let present: Vec<usize> = (0..3).filter(|&i| counts[i] > 0).collect();
+    if present.len() != sections.len()
+        || memchr::memchr_iter(b'\n', old_body.as_bytes()).count()
+            != 2 + present.iter().map(|&i| 2 + counts[i]).sum::<usize>()
+    {
+        return None;
+    }
+    // One page's rows of section `i`, as the text they form ("row\nrow").
+    let rows_of = |page: &PageInfo, i: usize| -> (usize, String) {
+        let (_, keep) = CLAIM_HEALTH_SECTIONS[i];
+        let rows = claim_rows(&[page], input.now_ms);
+        let mut links = PageLinks::default();
+        let mut text = String::new();
+        let mut n = 0;
+        for r in rows.iter().filter(|r| keep(r)) {
+            if n > 0 {
+                text.push('\n');
+            }
+            input.claim_health_line(&mut text, &mut links, from, r);
+            n += 1;
+        }
+        (n, text)
+    };
+    // The page's rows in every section, before and after; a section that would appear or
+    // disappear changes the layout: rendered whole.
+    let rows: Vec<((usize, String), (usize, String))> =
+        (0..3).map(|i| (rows_of(old, i), rows_of(new, i))).collect();
+    let mut new_counts = counts;
+    for (i, ((old_n, _), (new_n, _))) in rows.iter().enumerate() {
+        new_counts[i] = (counts[i] + new_n).checked_sub(*old_n)?;
+        if (new_counts[i] == 0) != (counts[i] == 0) {
+            return None;
+        }
+    }
+    let mut out_sections: Vec<String> = Vec::with_capacity(3);
+    for (&i, section) in present.iter().zip(&sections) {
+        let (heading, keep) = CLAIM_HEALTH_SECTIONS[i];
+        let rows_start = section.strip_prefix(heading)?.strip_prefix('\n')?;
+        let rows_at = section.len() - rows_start.len();
+        let ((old_n, old_rows), (new_n, new_rows)) = &rows[i];
+        let (old_n, new_n) = (*old_n, *new_n);
+        // Where the page's rows are (or go): found by the link that starts each of its rows.
+        let block_of = |page: &PageInfo, rows: &str| -> Option<std::ops::Range<usize>> {
+            let mut links = PageLinks::default();
+            let needle = format!("\n- {}: ", links.get(input, from, page));
+            let start = if rows_start.starts_with(&needle[1..]) {
+                rows_at
+            } else {
+                rows_at + memchr::memmem::find(rows_start.as_bytes(), needle.as_bytes())? + 1
+            };
+            let end = start + rows.len();
+            (section.get(start..end)? == rows
+                && (end == section.len() || section.as_bytes()[end] == b'\n'))
+                .then_some(start..end)
+        };
+        let mut patched = String::with_capacity(section.len() + new_rows.len());
+        if old_n > 0 {
+            let at = block_of(old, old_rows)?;
+            patched.push_str(&section[..at.start]);
+            patched.push_str(new_rows);
+            if new_n == 0 {
+                // The row text and the newline before it go (the page's rows were not first)
+                // or the newline after it (they were).
+                if at.start > rows_at {
+                    patched.pop();
+                    patched.push_str(&section[at.end..]);
+                } else {
+                    patched.push_str(section.get(at.end + 1..)?);
+                }
+            } else {
+                patched.push_str(&section[at.end..]);
+            }
+        } else if new_n > 0 {
+            // After the rows of the nearest page before this one that has rows here.
+            let before = input.pages[..at]
+                .iter()
+                .rev()
+                .find(|p| claim_rows(&[p], input.now_ms).iter().any(|r| keep(r)));
+            let insert_at = match before {
+                Some(p) => block_of(p, &rows_of(p, i).1)?.end,
+                None => rows_at - 1,
+            };
+            patched.push_str(&section[..insert_at]);
+            patched.push('\n');
+            patched.push_str(new_rows);
+            patched.push_str(&section[insert_at..]);
+        } else {
+            patched.push_str(section);
+        }
+        out_sections.push(patched);
+    }
+    let mut out = claim_health_header(new_counts);
+    out.reserve(old_body.len() + 1024);
+    for part in out_sections {
+        out.push_str("\n\n");
+        out.push_str(&part);
+    }
+    Some(out)
 }
 
 /// Whether a page is an unmanaged raw source (excluded from stale-pages): a source page whose
@@ -862,6 +1009,132 @@ mod tests {
                 "---\npageType: entity\nid: entity.a\ntitle: A\n{questions}claims:\n  - id: claim.a\n    text: {claim_text}\n    confidence: 0.2\nupdatedAt: 2026-04-01T00:00:00Z\n---\n# A\n"
             ),
         )
+    }
+
+    /// An entity page `name` (title = name) updated at `updated` with `claims` given as YAML
+    /// list items (`- id: …` lines, indented two spaces).
+    fn claims_page(name: &str, updated: &str, claims: &str) -> PageInfo {
+        parse(
+            &format!("entities/{name}.md"),
+            &format!(
+                "---\npageType: entity\nid: entity.{name}\ntitle: {name}\nupdatedAt: {updated}\nclaims:\n{claims}---\n# {name}\n"
+            ),
+        )
+    }
+
+    const FRESH: &str = "2026-04-01T00:00:00Z";
+    const STALE: &str = "2025-01-01T00:00:00Z";
+    const BARE: &str = "  - id: claim.{n}.bare\n    text: Bare {n}.\n";
+    const BACKED: &str = "  - id: claim.{n}.backed\n    text: Backed {n}.\n    evidence:\n      - sourceId: source.x\n";
+    const CONTESTED: &str = "  - id: claim.{n}.contested\n    text: Contested {n}.\n    status: contested\n    evidence:\n      - sourceId: source.x\n";
+
+    fn claims(name: &str, kinds: &[&str]) -> String {
+        kinds.iter().map(|k| k.replace("{n}", name)).collect()
+    }
+
+    /// `f` of the report input of `pages` (native links, no managed sources) at `now_ms`.
+    fn with_input<R>(pages: &[&PageInfo], now_ms: i64, f: impl FnOnce(&ReportInput<'_>) -> R) -> R {
+        let managed = HashSet::new();
+        f(&ReportInput {
+            pages,
+            now_ms,
+            linker: Linker::new(wiki_parse::layout::RenderMode::Native),
+            managed_sources: &managed,
+        })
+    }
+
+    /// Patching the claim-health body for one changed page gives the body rendered whole, for
+    /// rows changed in place, added after the page's rows, added where the page had none (after
+    /// the nearest page before it with rows, or first in the section), and removed (first, in
+    /// the middle, last); a section appearing or disappearing is left to the whole rendering.
+    #[test]
+    fn claim_health_patch_is_the_whole_rendering() {
+        let now_ms = jiff::Timestamp::from_second(1_775_390_400)
+            .unwrap()
+            .as_millisecond();
+        let body = |pages: &[&PageInfo]| {
+            with_input(pages, now_ms, |i| {
+                claim_health(i, "reports/claim-health.md")
+            })
+        };
+        // `old_body` patched for `pages`, where `pages[at]` was `old`.
+        let patch = |old_body: &str, pages: &[&PageInfo], old: &PageInfo, at: usize| {
+            with_input(pages, now_ms, |i| patch_claim_health(old_body, i, old, at))
+        };
+        let base = [
+            claims_page("a", STALE, &claims("a", &[BARE, CONTESTED])),
+            claims_page("b", STALE, &claims("b", &[BARE, BACKED])),
+            claims_page("c", FRESH, &claims("c", &[BACKED, BARE])),
+            claims_page("d", FRESH, &claims("d", &[CONTESTED, BARE])),
+        ];
+        let cases: Vec<(usize, PageInfo)> = vec![
+            // b fresh: its stale rows go (middle of the section), its bare row changes.
+            (1, claims_page("b", FRESH, &claims("b", &[BARE, BACKED]))),
+            // b gains a bare claim: added after its other bare row.
+            (
+                1,
+                claims_page("b", STALE, &claims("b", &[BARE, BACKED, BARE])),
+            ),
+            // b contested where it had no row: after a's contested row.
+            (1, claims_page("b", STALE, &claims("b", &[BARE, CONTESTED]))),
+            // c contested: after a's row too (b has none).
+            (2, claims_page("c", FRESH, &claims("c", &[CONTESTED, BARE]))),
+            // a loses its contested claim: first row of the section removed.
+            (0, claims_page("a", STALE, &claims("a", &[BARE, BACKED]))),
+            // d loses its contested claim: last row removed.
+            (3, claims_page("d", FRESH, &claims("d", &[BACKED, BARE]))),
+            // a fresh: stale rows of a (first) go, b's stay.
+            (0, claims_page("a", FRESH, &claims("a", &[BARE, CONTESTED]))),
+            // A claim text changes.
+            (
+                2,
+                claims_page(
+                    "c",
+                    FRESH,
+                    &claims("c", &[BACKED, BARE]).replace("Bare c.", "Naked c."),
+                ),
+            ),
+            // Nothing of the page in a section before or after.
+            (2, claims_page("c", FRESH, &claims("c", &[BACKED, BACKED]))),
+        ];
+        for (at, new) in cases {
+            let old_pages: Vec<&PageInfo> = base.iter().collect();
+            let mut new_pages = old_pages.clone();
+            new_pages[at] = &new;
+            let (old_body, whole) = (body(&old_pages), body(&new_pages));
+            assert_ne!(old_body, whole, "case {} changes nothing", new.path);
+            let patched = patch(&old_body, &new_pages, &base[at], at);
+            assert_eq!(patched.as_deref(), Some(whole.as_str()), "old:\n{old_body}");
+        }
+        // Rows of the first page with rows in a section: inserted before all others.
+        let later = [
+            claims_page("a", FRESH, &claims("a", &[BACKED])),
+            claims_page("b", FRESH, &claims("b", &[CONTESTED, BARE])),
+        ];
+        let first = claims_page("a", FRESH, &claims("a", &[BARE, CONTESTED]));
+        let (before, after) = (vec![&later[0], &later[1]], vec![&first, &later[1]]);
+        assert_eq!(
+            patch(&body(&before), &after, &later[0], 0).as_deref(),
+            Some(body(&after).as_str())
+        );
+        // A section appearing (the only contested claims go) or disappearing: rendered whole.
+        let plain = [
+            claims_page("a", FRESH, &claims("a", &[BACKED])),
+            claims_page("b", FRESH, &claims("b", &[BARE])),
+        ];
+        let contested_b = claims_page("b", FRESH, &claims("b", &[BARE, CONTESTED]));
+        let without: Vec<&PageInfo> = plain.iter().collect();
+        let with = vec![&plain[0], &contested_b];
+        assert_eq!(patch(&body(&without), &with, &plain[1], 1), None);
+        assert_eq!(patch(&body(&with), &without, &contested_b, 1), None);
+        // A claim text over two lines: rows are ambiguous, rendered whole.
+        let two_lines = claims_page(
+            "b",
+            FRESH,
+            "  - id: claim.b\n    text: |\n      One\n      - Two\n",
+        );
+        let pages = vec![&plain[0], &two_lines];
+        assert_eq!(patch(&body(&pages), &pages, &two_lines, 1), None);
     }
 
     /// The dashboards whose inputs differ between `a` and `b`.
