@@ -483,16 +483,10 @@ impl Store {
         if new_blobs.len() >= pack::PACK_THRESHOLD {
             pack::write_blobs(repo.objects.store_ref().path(), &new_blobs)?;
         } else {
-            // The ids were just computed from these bytes (`worktree::blob_id`): gix need not
-            // hash them again (its collision-detecting SHA-1 is the slow part of writing a
-            // large dashboard).
-            for (id, bytes) in &new_blobs {
-                use gix::objs::Write as _;
-                debug_assert_eq!(worktree::blob_id(bytes), *id);
-                repo.objects
-                    .write_buf_with_known_id(gix::object::Kind::Blob, bytes, *id)
-                    .git_ctx(|| format!("write blob {id}"))?;
-            }
+            // The ids were just computed from these bytes (`worktree::blob_id`): not hashed
+            // again (a collision-detecting SHA-1 was the slow part of writing a large dashboard).
+            debug_assert!(new_blobs.iter().all(|(id, b)| worktree::blob_id(b) == *id));
+            pack::write_loose_blobs(repo.objects.store_ref().path(), &new_blobs)?;
         }
         trace::mark("write blobs");
         let tree = editor

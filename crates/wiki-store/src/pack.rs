@@ -20,18 +20,93 @@ use crate::{Error, Result};
 /// a holder of the lock was left by a killed process: see [`remove_stale_temporaries`].
 pub(crate) const TMP_PREFIX: &str = "tmp_pack_wiki_";
 
-/// Remove the temporary files a killed writer of this module left in `objects/pack/` (call
-/// with the vault lock held). Errors are ignored: the files are only clutter.
+/// Prefix of the temporary files [`write_loose_blobs`] writes in `objects/` (git's own are
+/// `tmp_obj_*`).
+const TMP_LOOSE_PREFIX: &str = "tmp_obj_wiki_";
+
+/// Remove the temporary files a killed writer of this module left in `objects/pack/` and
+/// `objects/` (call with the vault lock held). Errors are ignored: the files are only clutter.
 pub(crate) fn remove_stale_temporaries(objects_dir: &Path) {
-    let dir = objects_dir.join("pack");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
-            let _ = std::fs::remove_file(entry.path());
+    for (dir, prefix) in [
+        (objects_dir.join("pack"), TMP_PREFIX),
+        (objects_dir.to_path_buf(), TMP_LOOSE_PREFIX),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(prefix) {
+                let _ = std::fs::remove_file(entry.path());
+            }
         }
     }
+}
+
+/// Write `blobs` (distinct ids, each the blob id of its bytes, not yet in the repository) as
+/// loose objects, as git and gix do (zlib level 1, `core.looseCompression`'s default; a
+/// read-only temporary file in `objects/` renamed to `objects/xx/…`; no fsync), the largest
+/// ones on their own threads: an operation on a large vault rewrites megabytes of dashboards,
+/// and compressing them is most of its commit's object writing.
+pub(crate) fn write_loose_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])]) -> Result<()> {
+    let write = |(id, data): &(ObjectId, &[u8])| -> Result<()> {
+        let mut out = Vec::with_capacity(data.len() / 3 + 64);
+        let header = format!("blob {}\0", data.len());
+        deflate(
+            &mut Compress::new(gix::zlib::Compression::BEST_SPEED),
+            &[header.as_bytes(), data],
+            &mut out,
+        )
+        .map_err(|e| Error::io(objects_dir, e))?;
+        let hex = id.to_hex().to_string();
+        let dir = objects_dir.join(&hex[..2]);
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::io(&dir, e));
+            }
+            _ => {}
+        }
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(TMP_LOOSE_PREFIX);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o444));
+        }
+        let mut tmp = builder
+            .tempfile_in(objects_dir)
+            .map_err(|e| Error::io(objects_dir, e))?;
+        tmp.write_all(&out).map_err(|e| Error::io(tmp.path(), e))?;
+        let dest = dir.join(&hex[2..]);
+        tmp.persist(&dest).map_err(|e| Error::io(&dest, e.error))?;
+        Ok(())
+    };
+    // Largest first, each to the less loaded of two lists (one per CPU is enough: a handful of
+    // files, one or two of them megabytes).
+    let mut order: Vec<&(ObjectId, &[u8])> = blobs.iter().collect();
+    order.sort_by_key(|(_, b)| std::cmp::Reverse(b.len()));
+    let total: usize = blobs.iter().map(|(_, b)| b.len()).sum();
+    if order.len() < 2 || total < (1 << 20) {
+        return order.into_iter().try_for_each(write);
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut load_a, mut load_b) = (0, 0);
+    for blob in order {
+        if load_a <= load_b {
+            load_a += blob.1.len();
+            a.push(blob);
+        } else {
+            load_b += blob.1.len();
+            b.push(blob);
+        }
+    }
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| b.into_iter().try_for_each(write));
+        let mine = a.into_iter().try_for_each(write);
+        let other = other
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        mine.and(other)
+    })
 }
 
 /// From this many new blobs on, a commit writes them as a pack.
@@ -75,26 +150,39 @@ fn crc32(bytes: &[u8]) -> u32 {
     !c
 }
 
-/// Append `data` zlib-compressed (level 1) to `out`.
-fn deflate(compress: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
+/// Append the concatenation of `parts` zlib-compressed (level 1) to `out`, as one stream.
+fn deflate(compress: &mut Compress, parts: &[&[u8]], out: &mut Vec<u8>) -> std::io::Result<()> {
     compress.reset();
-    let mut input = data;
-    let mut chunk = vec![0u8; (data.len() + data.len() / 8 + 64).min(1 << 20)];
-    loop {
-        let (before_in, before_out) = (compress.total_in(), compress.total_out());
-        let status = compress
-            .compress(input, &mut chunk, FlushCompress::Finish)
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        let produced = (compress.total_out() - before_out) as usize;
-        out.extend_from_slice(&chunk[..produced]);
-        input = &input[(compress.total_in() - before_in) as usize..];
-        if matches!(status, gix::zlib::Status::StreamEnd) {
-            return Ok(());
-        }
-        if produced == 0 && compress.total_in() == before_in {
-            return Err(std::io::Error::other("deflate made no progress"));
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let mut chunk = vec![0u8; (len + len / 8 + 64).min(1 << 20)];
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let flush = if last {
+            FlushCompress::Finish
+        } else {
+            FlushCompress::None
+        };
+        let mut input = *part;
+        loop {
+            let (before_in, before_out) = (compress.total_in(), compress.total_out());
+            let status = compress
+                .compress(input, &mut chunk, flush)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let produced = (compress.total_out() - before_out) as usize;
+            out.extend_from_slice(&chunk[..produced]);
+            input = &input[(compress.total_in() - before_in) as usize..];
+            if matches!(status, gix::zlib::Status::StreamEnd) {
+                return Ok(());
+            }
+            if !last && input.is_empty() {
+                break;
+            }
+            if produced == 0 && compress.total_in() == before_in {
+                return Err(std::io::Error::other("deflate made no progress"));
+            }
         }
     }
+    Err(std::io::Error::other("deflate did not finish"))
 }
 
 /// Pack entries for some blobs: their bytes and, per blob, (id, crc32, offset in `bytes`).
@@ -111,7 +199,7 @@ fn encode_entries(blobs: &[(ObjectId, &[u8])]) -> std::io::Result<Encoded> {
     for (id, data) in blobs {
         let offset = out.len();
         out.extend_from_slice(&entry_header(OBJ_BLOB, data.len() as u64));
-        deflate(&mut compress, data, &mut out)?;
+        deflate(&mut compress, &[data], &mut out)?;
         entries.push((*id, crc32(&out[offset..]), offset as u64));
     }
     Ok(Encoded {
@@ -306,7 +394,8 @@ impl PackWriter {
         let mut bytes = std::mem::take(&mut self.scratch);
         bytes.clear();
         bytes.extend_from_slice(header);
-        deflate(&mut self.compress, data, &mut bytes).map_err(|e| Error::io(&self.pack_dir, e))?;
+        deflate(&mut self.compress, &[data], &mut bytes)
+            .map_err(|e| Error::io(&self.pack_dir, e))?;
         let crc = crc32(&bytes);
         self.emit(&bytes)?;
         self.scratch = bytes;
@@ -413,6 +502,52 @@ fn seal(tmp: tempfile::NamedTempFile, dest: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Loose blobs written on two threads are what git reads back, pass `git fsck --strict`,
+    /// and are read-only; no temporary file stays behind.
+    #[test]
+    fn loose_blobs_are_read_back_by_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            out.stdout
+        };
+        git(&["init", "-q"]);
+        // Megabytes of text-like bytes (two threads), a small blob, an empty one.
+        let big: Vec<u8> = (0..3_000_000u32)
+            .map(|i| b"abcdefghij klmnop\n"[(i as usize * 7 + i as usize / 13) % 18])
+            .collect();
+        let other: Vec<u8> = big.iter().rev().copied().take(1_500_000).collect();
+        let contents: [&[u8]; 4] = [&big, b"small\n", b"", &other];
+        let blobs: Vec<(ObjectId, &[u8])> = contents
+            .iter()
+            .map(|b| (crate::worktree::blob_id(b), *b))
+            .collect();
+        let objects = dir.path().join(".git/objects");
+        write_loose_blobs(&objects, &blobs).unwrap();
+        for (id, bytes) in &blobs {
+            let hex = id.to_hex().to_string();
+            assert_eq!(git(&["cat-file", "blob", &hex]), *bytes);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let meta = std::fs::metadata(objects.join(&hex[..2]).join(&hex[2..])).unwrap();
+                assert_eq!(meta.permissions().mode() & 0o777, 0o444);
+            }
+        }
+        git(&["fsck", "--strict", "--no-progress"]);
+        let leftovers: Vec<_> = std::fs::read_dir(&objects)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
 
     #[test]
     fn crc32_matches_reference() {
