@@ -187,16 +187,14 @@ pub fn compile_cached(
                     && page.info.summary.claims.len() == old.summary.claims.len()
             })
         });
-    // One edited page (an operation's usual change): its claim-health rows can be patched into
-    // the recorded dashboard instead of rendering it whole.
-    let claim_health_patch: Option<(String, PageInfo)> = match (&dashboards, &edited) {
+    // One edited page (an operation's usual change): its rows can be patched into the recorded
+    // claim-health and low-confidence dashboards instead of rendering them whole.
+    let one_edit: Option<(String, PageInfo)> = match (&dashboards, &edited) {
         (Some(_), Some(e)) if e.len() == 1 => Some((e[0].0.path.clone(), e[0].1.clone())),
         _ => None,
     };
     let inc = Incremental {
-        claim_health_patch: claim_health_patch
-            .as_ref()
-            .map(|(p, old)| (p.as_str(), old)),
+        one_edit: one_edit.as_ref().map(|(p, old)| (p.as_str(), old)),
         indexes_current,
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
@@ -292,6 +290,9 @@ fn dashboards_to_render(edited: &[(&Page, PageInfo, TextLayout)]) -> HashSet<&'s
     render
 }
 
+/// A dashboard body patched for one changed page (see [`Incremental::one_edit`]).
+type PatchFn = fn(&str, &reports::ReportInput<'_>, &PageInfo, usize) -> Option<String>;
+
 /// What [`compile_cached`] found it can skip.
 #[derive(Default, Clone, Copy)]
 struct Incremental<'a> {
@@ -306,8 +307,9 @@ struct Incremental<'a> {
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
     /// The one edited page (path) and its cached version, when the dashboards on disk are
-    /// those the cache recorded: claim health is patched ([`reports::patch_claim_health`]).
-    claim_health_patch: Option<(&'a str, &'a PageInfo)>,
+    /// those the cache recorded: claim health and low confidence are patched
+    /// ([`reports::patch_claim_health`], [`reports::patch_low_confidence`]).
+    one_edit: Option<(&'a str, &'a PageInfo)>,
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
     /// Pages taken from the cache without their text, with their body offsets.
@@ -585,20 +587,23 @@ fn compile_inner(
                         Some(f) => Some(DashboardFile::from(f)),
                         None => existing.map(DashboardFile::from),
                     };
-                    let patched = inc
-                        .claim_health_patch
-                        .filter(|_| d.name == "claim-health")
-                        .zip(existing.as_ref())
-                        .and_then(|((path, old), file)| {
+                    let patch = match d.name {
+                        "claim-health" => Some(reports::patch_claim_health as PatchFn),
+                        "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
+                        _ => None,
+                    };
+                    let patched = inc.one_edit.zip(patch).zip(existing.as_ref()).and_then(
+                        |(((path, old), patch), file)| {
                             let at = order.iter().position(|p| p.path == path)?;
                             let old_body =
                                 wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
-                            reports::patch_claim_health(old_body, &input, old, at)
-                        });
-                    if tracing() && d.name == "claim-health" {
+                            patch(old_body, &input, old, at)
+                        },
+                    );
+                    if tracing() && patch.is_some() {
                         wiki_cli::warn(
                             "trace",
-                            &format!("compile claim-health patched {}", patched.is_some()),
+                            &format!("compile {} patched {}", d.name, patched.is_some()),
                         );
                     }
                     let body = match patched {

@@ -489,6 +489,183 @@ fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
     out
 }
 
+/// For a dashboard patched after one page changed: the new version of the page
+/// (`input.pages[at]`) and the dashboard's path, when the page kept its path and title (so its
+/// links and its place in title order are those of `old`).
+fn one_page_changed<'a>(
+    name: &str,
+    input: &ReportInput<'a>,
+    old: &PageInfo,
+    at: usize,
+) -> Option<(&'a PageInfo, String)> {
+    let new = *input.pages.get(at)?;
+    (new.path == old.path && new.title == old.title)
+        .then(|| Some((new, Dashboard::by_name(name)?.path())))
+        .flatten()
+}
+
+/// The low-confidence body after one page changed, patched into the body rendered before the
+/// change (as [`patch_claim_health`], whose conditions apply): the page's rows are removed and
+/// its new ones inserted where the sort puts them (confidence ascending, then title order, then
+/// claim order), found from the confidences of all pages and claims without rendering their
+/// rows. `None` when the patch does not apply: render the body whole.
+pub fn patch_low_confidence(
+    old_body: &str,
+    input: &ReportInput<'_>,
+    old: &PageInfo,
+    at: usize,
+) -> Option<String> {
+    let (new, from) = one_page_changed("low-confidence", input, old, at)?;
+    let from = from.as_str();
+    let low = |c: Option<f64>| c.filter(|c| *c < 0.5);
+    // The new order: (confidence, page index, claim index), stably sorted as the rendering does.
+    let mut page_keys: Vec<(f64, usize)> = input
+        .pages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| low(p.summary.confidence).map(|c| (c, i)))
+        .collect();
+    page_keys.sort_by(|a, b| conf_asc(Some(a.0), Some(b.0)));
+    let mut claim_keys: Vec<(f64, usize, usize)> = input
+        .pages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            p.summary
+                .claims
+                .iter()
+                .enumerate()
+                .filter_map(move |(j, c)| low(c.confidence).map(|c| (c, i, j)))
+        })
+        .collect();
+    claim_keys.sort_by(|a, b| conf_asc(Some(a.0), Some(b.0)));
+    // The old body: header, then "### Pages" and "### Claims" parts as present, one line per row.
+    let mut parts = old_body.split("\n\n");
+    let mut header = parts.next()?.split('\n');
+    let old_pages: usize = header
+        .next()?
+        .strip_prefix("- Low-confidence pages: ")?
+        .parse()
+        .ok()?;
+    let old_claims: usize = header
+        .next()?
+        .strip_prefix("- Low-confidence claims: ")?
+        .parse()
+        .ok()?;
+    if header.next().is_some()
+        || (old_pages == 0) != page_keys.is_empty()
+        || (old_claims == 0) != claim_keys.is_empty()
+        || memchr::memchr_iter(b'\n', old_body.as_bytes()).count()
+            != 1 + [old_pages, old_claims]
+                .iter()
+                .filter(|n| **n > 0)
+                .map(|n| 2 + n)
+                .sum::<usize>()
+    {
+        return None;
+    }
+    let mut link = PageLinks::default();
+    let mut out = format!(
+        "- Low-confidence pages: {}\n- Low-confidence claims: {}",
+        page_keys.len(),
+        claim_keys.len()
+    );
+    for (heading, count) in [("### Pages", old_pages), ("### Claims", old_claims)] {
+        if count == 0 {
+            continue;
+        }
+        let part = parts.next()?;
+        let mut rows: Vec<std::borrow::Cow<'_, str>> = part
+            .strip_prefix(heading)?
+            .strip_prefix('\n')?
+            .split('\n')
+            .map(std::borrow::Cow::Borrowed)
+            .collect();
+        if rows.len() != count {
+            return None;
+        }
+        // The page's rows before and after, with where each new one goes.
+        let (old_rows, new_rows): (Vec<String>, Vec<(usize, String)>) = if heading == "### Pages" {
+            let row = |p: &PageInfo, link: &mut PageLinks| {
+                low(p.summary.confidence).map(|c| {
+                    format!(
+                        "- {}: confidence {}",
+                        link.get(input, from, p),
+                        to_fixed(c, 2)
+                    )
+                })
+            };
+            let old_row = row(old, &mut link).into_iter().collect();
+            let new_row = row(new, &mut link)
+                .map(|r| Some((page_keys.iter().position(|k| k.1 == at)?, r)))
+                .into_iter()
+                .collect::<Option<Vec<_>>>()?;
+            (old_row, new_row)
+        } else {
+            let rows_of = |p: &PageInfo, link: &mut PageLinks| -> Vec<String> {
+                claim_rows_where(&[p], input.now_ms, |c| low(c.confidence).is_some())
+                    .iter()
+                    .map(|r| {
+                        let mut line = String::new();
+                        input.claim_health_line(&mut line, link, from, r);
+                        line
+                    })
+                    .collect()
+            };
+            let old_rows = rows_of(old, &mut link);
+            // The page's new rows in claim order, each to its place in the sorted list.
+            let rows = rows_of(new, &mut link);
+            let in_page: Vec<usize> = new
+                .summary
+                .claims
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| low(c.confidence).is_some())
+                .map(|(j, _)| j)
+                .collect();
+            if in_page.len() != rows.len() {
+                return None;
+            }
+            let new_rows = claim_keys
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.1 == at)
+                .map(|(pos, k)| {
+                    let n = in_page.iter().position(|j| *j == k.2)?;
+                    Some((pos, rows[n].clone()))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            (old_rows, new_rows)
+        };
+        for old_row in &old_rows {
+            let i = rows.iter().position(|r| r == old_row)?;
+            rows.remove(i);
+        }
+        for (pos, row) in new_rows {
+            if pos > rows.len() {
+                return None;
+            }
+            rows.insert(pos, std::borrow::Cow::Owned(row));
+        }
+        let expected = if heading == "### Pages" {
+            page_keys.len()
+        } else {
+            claim_keys.len()
+        };
+        if rows.len() != expected {
+            return None;
+        }
+        out.reserve(part.len() + 256);
+        out.push_str("\n\n");
+        out.push_str(heading);
+        for row in rows {
+            out.push('\n');
+            out.push_str(&row);
+        }
+    }
+    parts.next().is_none().then_some(out)
+}
+
 /// Which claim rows a claim-health section lists.
 type RowFilter = fn(&ClaimRow<'_>) -> bool;
 
@@ -562,11 +739,7 @@ pub fn patch_claim_health(
     old: &PageInfo,
     at: usize,
 ) -> Option<String> {
-    let new = *input.pages.get(at)?;
-    if new.path != old.path || new.title != old.title {
-        return None;
-    }
-    let from = Dashboard::by_name("claim-health")?.path();
+    let (new, from) = one_page_changed("claim-health", input, old, at)?;
     let from = from.as_str();
     // Header, then one part per non-empty section ("heading\nrow\nrow…"), separated by blank
     // lines. Every row must be one line: the body has exactly the newlines this shape has (a
@@ -1011,6 +1184,54 @@ mod tests {
         )
     }
 
+    /// 2026-04-05T12:00:00Z.
+    const NOW_MS: i64 = 1_775_390_400_000;
+
+    /// A dashboard's whole rendering and its patch for one changed page.
+    type Render = fn(&ReportInput<'_>, &str) -> String;
+    type Patch = fn(&str, &ReportInput<'_>, &PageInfo, usize) -> Option<String>;
+
+    fn rendered(render: Render, name: &str, pages: &[&PageInfo]) -> String {
+        with_input(pages, NOW_MS, |i| render(i, &format!("reports/{name}.md")))
+    }
+
+    /// The body rendered for `before` patched for `after`, where page `at` changed.
+    fn patched(
+        render: Render,
+        patch: Patch,
+        name: &str,
+        before: &[&PageInfo],
+        after: &[&PageInfo],
+        at: usize,
+    ) -> Option<String> {
+        let old_body = rendered(render, name, before);
+        with_input(after, NOW_MS, |i| patch(&old_body, i, before[at], at))
+    }
+
+    /// Each case (a page index of `base` and its new version) patched is the whole rendering.
+    fn assert_patches(
+        render: Render,
+        patch: Patch,
+        name: &str,
+        base: &[PageInfo],
+        cases: &[(usize, PageInfo)],
+    ) {
+        let before: Vec<&PageInfo> = base.iter().collect();
+        for (at, new) in cases {
+            let mut after = before.clone();
+            after[*at] = new;
+            let whole = rendered(render, name, &after);
+            assert_ne!(
+                rendered(render, name, &before),
+                whole,
+                "{} changes nothing",
+                new.path
+            );
+            let got = patched(render, patch, name, &before, &after, *at);
+            assert_eq!(got.as_deref(), Some(whole.as_str()), "case {}", new.path);
+        }
+    }
+
     /// An entity page `name` (title = name) updated at `updated` with `claims` given as YAML
     /// list items (`- id: …` lines, indented two spaces).
     fn claims_page(name: &str, updated: &str, claims: &str) -> PageInfo {
@@ -1049,18 +1270,7 @@ mod tests {
     /// the middle, last); a section appearing or disappearing is left to the whole rendering.
     #[test]
     fn claim_health_patch_is_the_whole_rendering() {
-        let now_ms = jiff::Timestamp::from_second(1_775_390_400)
-            .unwrap()
-            .as_millisecond();
-        let body = |pages: &[&PageInfo]| {
-            with_input(pages, now_ms, |i| {
-                claim_health(i, "reports/claim-health.md")
-            })
-        };
-        // `old_body` patched for `pages`, where `pages[at]` was `old`.
-        let patch = |old_body: &str, pages: &[&PageInfo], old: &PageInfo, at: usize| {
-            with_input(pages, now_ms, |i| patch_claim_health(old_body, i, old, at))
-        };
+        let (render, patch): (Render, Patch) = (claim_health, patch_claim_health);
         let base = [
             claims_page("a", STALE, &claims("a", &[BARE, CONTESTED])),
             claims_page("b", STALE, &claims("b", &[BARE, BACKED])),
@@ -1097,26 +1307,14 @@ mod tests {
             // Nothing of the page in a section before or after.
             (2, claims_page("c", FRESH, &claims("c", &[BACKED, BACKED]))),
         ];
-        for (at, new) in cases {
-            let old_pages: Vec<&PageInfo> = base.iter().collect();
-            let mut new_pages = old_pages.clone();
-            new_pages[at] = &new;
-            let (old_body, whole) = (body(&old_pages), body(&new_pages));
-            assert_ne!(old_body, whole, "case {} changes nothing", new.path);
-            let patched = patch(&old_body, &new_pages, &base[at], at);
-            assert_eq!(patched.as_deref(), Some(whole.as_str()), "old:\n{old_body}");
-        }
+        assert_patches(render, patch, "claim-health", &base, &cases);
         // Rows of the first page with rows in a section: inserted before all others.
         let later = [
             claims_page("a", FRESH, &claims("a", &[BACKED])),
             claims_page("b", FRESH, &claims("b", &[CONTESTED, BARE])),
         ];
         let first = claims_page("a", FRESH, &claims("a", &[BARE, CONTESTED]));
-        let (before, after) = (vec![&later[0], &later[1]], vec![&first, &later[1]]);
-        assert_eq!(
-            patch(&body(&before), &after, &later[0], 0).as_deref(),
-            Some(body(&after).as_str())
-        );
+        assert_patches(render, patch, "claim-health", &later, &[(0, first)]);
         // A section appearing (the only contested claims go) or disappearing: rendered whole.
         let plain = [
             claims_page("a", FRESH, &claims("a", &[BACKED])),
@@ -1125,8 +1323,9 @@ mod tests {
         let contested_b = claims_page("b", FRESH, &claims("b", &[BARE, CONTESTED]));
         let without: Vec<&PageInfo> = plain.iter().collect();
         let with = vec![&plain[0], &contested_b];
-        assert_eq!(patch(&body(&without), &with, &plain[1], 1), None);
-        assert_eq!(patch(&body(&with), &without, &contested_b, 1), None);
+        let name = "claim-health";
+        assert_eq!(patched(render, patch, name, &without, &with, 1), None);
+        assert_eq!(patched(render, patch, name, &with, &without, 1), None);
         // A claim text over two lines: rows are ambiguous, rendered whole.
         let two_lines = claims_page(
             "b",
@@ -1134,7 +1333,69 @@ mod tests {
             "  - id: claim.b\n    text: |\n      One\n      - Two\n",
         );
         let pages = vec![&plain[0], &two_lines];
-        assert_eq!(patch(&body(&pages), &pages, &two_lines, 1), None);
+        assert_eq!(patched(render, patch, name, &pages, &pages, 1), None);
+    }
+
+    /// An entity page `name` with page confidence `conf` (if any) and claims `(id, confidence)`.
+    fn conf_page(name: &str, conf: Option<f64>, claims: &[(&str, f64)]) -> PageInfo {
+        let conf = conf
+            .map(|c| format!("confidence: {c}\n"))
+            .unwrap_or_default();
+        let claims: String = claims
+            .iter()
+            .map(|(id, c)| {
+                format!("  - id: claim.{id}\n    text: Claim {id}.\n    confidence: {c}\n")
+            })
+            .collect();
+        parse(
+            &format!("entities/{name}.md"),
+            &format!(
+                "---\npageType: entity\nid: entity.{name}\ntitle: {name}\n{conf}updatedAt: {FRESH}\nclaims:\n{claims}---\n# {name}\n"
+            ),
+        )
+    }
+
+    /// Patching the low-confidence body for one changed page gives the body rendered whole:
+    /// pages and claims moving up or down the confidence order (ties kept in title then claim
+    /// order), added, removed, or changed in place; a section appearing or disappearing is left
+    /// to the whole rendering.
+    #[test]
+    fn low_confidence_patch_is_the_whole_rendering() {
+        let (render, patch): (Render, Patch) = (low_confidence, patch_low_confidence);
+        let base = [
+            conf_page("a", Some(0.2), &[("a1", 0.3), ("a2", 0.9)]),
+            conf_page("b", Some(0.4), &[("b1", 0.45), ("b2", 0.3)]),
+            conf_page("c", Some(0.3), &[("c1", 0.1), ("c2", 0.3)]),
+            conf_page("d", Some(0.8), &[("d1", 0.3)]),
+        ];
+        let cases = [
+            (1, conf_page("b", Some(0.1), &[("b1", 0.45), ("b2", 0.3)])),
+            (1, conf_page("b", Some(0.9), &[("b1", 0.45), ("b2", 0.3)])),
+            (1, conf_page("b", None, &[("b1", 0.45), ("b2", 0.3)])),
+            (3, conf_page("d", Some(0.3), &[("d1", 0.3)])),
+            (0, conf_page("a", Some(0.3), &[("a1", 0.3), ("a2", 0.9)])),
+            (1, conf_page("b", Some(0.4), &[("b1", 0.05), ("b2", 0.3)])),
+            (
+                1,
+                conf_page("b", Some(0.4), &[("b1", 0.45), ("b2", 0.3), ("b3", 0.3)]),
+            ),
+            (1, conf_page("b", Some(0.4), &[("b1", 0.9), ("b2", 0.3)])),
+            (
+                2,
+                conf_page("c", Some(0.3), &[("c1", 0.1), ("c2", 0.3), ("c3", 0.499)]),
+            ),
+            (2, conf_page("c", Some(0.45), &[("c2", 0.3), ("c1", 0.1)])),
+            (3, conf_page("d", Some(0.49), &[("d1", 0.2), ("d2", 0.0)])),
+        ];
+        assert_patches(render, patch, "low-confidence", &base, &cases);
+        // The only low-confidence page (or claim) goes, or a first one comes: rendered whole.
+        let high = conf_page("a", Some(0.9), &[("a1", 0.2)]);
+        let low = conf_page("a", Some(0.1), &[("a1", 0.2)]);
+        let none = conf_page("a", Some(0.1), &[("a1", 0.9)]);
+        let name = "low-confidence";
+        for (before, after) in [(&low, &high), (&high, &low), (&low, &none)] {
+            assert_eq!(patched(render, patch, name, &[before], &[after], 0), None);
+        }
     }
 
     /// The dashboards whose inputs differ between `a` and `b`.
