@@ -158,16 +158,26 @@ pub fn replace_chunks(
     let start = old.find(&open)? + crate::digest::PAGES_OPEN.len();
     let pages = &old[start..];
     const KEY: &str = "\n      \"path\": ";
-    if memmem::find_iter(pages.as_bytes(), KEY).count() != page_count {
-        return None;
-    }
-    let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(replace.len());
+    // One pass over the objects: count them, and find those to replace by the rest of their
+    // path line (`"<path>",`).
+    let mut wanted: HashMap<String, &str> = HashMap::with_capacity(replace.len());
     for (path, object) in replace {
-        let needle = format!("{KEY}{},", serde_json::to_string(path).ok()?);
-        let at = memmem::find(pages.as_bytes(), needle.as_bytes())?;
-        let from = pages[..at].rfind("\n    {")? + "\n    ".len();
-        let until = at + pages[at..].find("\n    }")? + "\n    }".len();
-        spans.push((from, until, object.as_str()));
+        wanted.insert(format!("{},", serde_json::to_string(path).ok()?), object);
+    }
+    let mut count = 0;
+    let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(replace.len());
+    for at in memmem::find_iter(pages.as_bytes(), KEY) {
+        count += 1;
+        let rest = &pages[at + KEY.len()..];
+        let line = &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())];
+        if let Some(object) = wanted.remove(line) {
+            let from = pages[..at].rfind("\n    {")? + "\n    ".len();
+            let until = at + pages[at..].find("\n    }")? + "\n    }".len();
+            spans.push((from, until, object));
+        }
+    }
+    if count != page_count || !wanted.is_empty() {
+        return None;
     }
     spans.sort_unstable_by_key(|s| s.0);
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
