@@ -552,6 +552,11 @@ fn compile_inner(
     let mut title_idx: Option<Vec<usize>> = None;
     // Re-rendered dashboards parsed without their links: (path, index in `changes`).
     let mut pending_links: Vec<(String, usize)> = Vec::new();
+    // Contradiction clusters, computed once for the contradictions dashboard and the digest
+    // header when both see the same pages in the same order (a re-rendered dashboard keeps its
+    // frontmatter, hence its contradiction notes).
+    let clusters = reports::Clusters::new();
+    let mut clusters_shared = true;
     if opts.dashboards && !selected.is_empty() {
         let managed = snapshot.managed_source_paths();
         t = trace("dashboards (managed sources)", t);
@@ -564,6 +569,7 @@ fn compile_inner(
                 now_ms,
                 linker,
                 managed_sources: &managed,
+                clusters: Some(&clusters),
             };
             selected
                 .par_iter()
@@ -653,6 +659,7 @@ fn compile_inner(
             }
         }
         title_idx = same_order.then_some(idx);
+        clusters_shared = same_order;
     }
 
     t = trace("dashboards", t);
@@ -666,8 +673,11 @@ fn compile_inner(
     let (reused, links) = rayon::join(
         || {
             inc.digest.and_then(|(cache, misses, claims_sum)| {
-                let (agent, claims) =
-                    reuse_digest(snapshot, &order, &counts, &errors, now_ms, cache, misses)?;
+                let fresh = reports::Clusters::new();
+                let clusters = if clusters_shared { &clusters } else { &fresh };
+                let (agent, claims) = reuse_digest(
+                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters,
+                )?;
                 Some((agent, claims.ok_or(claims_sum)))
             })
         },
@@ -810,6 +820,7 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
 /// pages keep their digest object and claim lines, the others are rendered (see
 /// [`crate::reuse`]). `None` when the old files do not have the expected shape; `claims.jsonl`
 /// is `None` when it does not change (the lines to remove are the lines to add).
+#[allow(clippy::too_many_arguments)]
 fn reuse_digest(
     snapshot: &Snapshot,
     order: &[&PageInfo],
@@ -818,6 +829,7 @@ fn reuse_digest(
     now_ms: i64,
     cache: &ParseCache,
     misses: &HashSet<String>,
+    clusters: &reports::Clusters,
 ) -> Option<(String, Option<String>)> {
     use wiki_parse::PageKind;
     let old_digest = std::str::from_utf8(snapshot.get(AGENT_DIGEST_PATH)?).ok()?;
@@ -837,7 +849,7 @@ fn reuse_digest(
         // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
             let t = std::time::Instant::now();
-            let head = digest::digest_head(order, counts, errors, now_ms);
+            let head = digest::digest_head_sharing(order, counts, errors, now_ms, clusters);
             let t = trace("digest (reuse: head)", t);
             let objects: Vec<(&str, String)> = changed
                 .iter()

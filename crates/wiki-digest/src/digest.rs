@@ -33,7 +33,11 @@
 //! lastTouchedAt?`.
 
 use serde_json::{Map, Value};
-use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp, sorted_claims};
+use wiki_parse::health::{
+    ClusterKind, ContradictionCluster, contradiction_clusters, locale_cmp, sorted_claims,
+};
+
+use crate::reports::Clusters;
 use wiki_parse::time::{FreshnessLevel, claim_freshness_level_at, page_freshness, touch};
 use wiki_parse::{PageError, PageInfo};
 
@@ -115,12 +119,27 @@ pub fn digest_head(
     errors: &[PageError],
     now_ms: i64,
 ) -> String {
+    digest_head_sharing(pages, counts, errors, now_ms, &Clusters::new())
+}
+
+/// [`digest_head`] with the contradiction clusters of `pages` taken from `clusters` (or
+/// computed into it when the dashboards did not need them).
+pub fn digest_head_sharing(
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    clusters: &Clusters,
+) -> String {
     let mut head = Map::new();
     head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
     head.insert("claimCount".into(), Value::from(claim_count));
     // Independent passes over every claim: side by side.
-    let (health, clusters) = rayon::join(|| claim_health(pages, now_ms), || clusters(pages));
+    let (health, clusters) = rayon::join(
+        || claim_health(pages, now_ms),
+        || cluster_values(clusters.get_or_init(|| contradiction_clusters(pages))),
+    );
     head.insert("claimHealth".into(), health);
     head.insert("contradictionClusters".into(), clusters);
     if !errors.is_empty() {
@@ -177,8 +196,7 @@ fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
     })
 }
 
-fn clusters(pages: &[&PageInfo]) -> Value {
-    let all = contradiction_clusters(pages);
+fn cluster_values(all: &[ContradictionCluster]) -> Value {
     // Page-note clusters first, then claim-id clusters, then a stable sort by label (as upstream).
     let mut ordered: Vec<_> = all
         .iter()

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use wiki_parse::health::{ClusterKind, contradiction_clusters, locale_cmp};
+use wiki_parse::health::{ClusterKind, ContradictionCluster, contradiction_clusters, locale_cmp};
 use wiki_parse::model::{Claim, Evidence, Relationship};
 use wiki_parse::time::{Freshness, FreshnessLevel, claim_freshness, page_freshness};
 use wiki_parse::{PageInfo, PageKind};
@@ -106,7 +106,14 @@ pub struct ReportInput<'a> {
     /// Source pages managed by an import (`.openclaw-wiki/source-sync.json` `pagePath`s); they
     /// stay on the stale-pages report even when marked as raw sources.
     pub managed_sources: &'a HashSet<String>,
+    /// The contradiction clusters of `pages`, when shared with another consumer (the digest
+    /// header of the same compile): computed by the first that needs them. `None`: computed for
+    /// the report.
+    pub clusters: Option<&'a Clusters>,
 }
+
+/// Contradiction clusters computed once for a compile's dashboards and digest.
+pub type Clusters = std::sync::OnceLock<Vec<ContradictionCluster>>;
 
 /// One claim with its page and freshness, in page (title) order then claim order.
 struct ClaimRow<'a> {
@@ -387,7 +394,14 @@ fn open_questions(input: &ReportInput<'_>, from: &str) -> String {
 }
 
 fn contradictions(input: &ReportInput<'_>, from: &str) -> String {
-    let clusters = contradiction_clusters(input.pages);
+    let computed;
+    let clusters = match input.clusters {
+        Some(shared) => shared.get_or_init(|| contradiction_clusters(input.pages)),
+        None => {
+            computed = contradiction_clusters(input.pages);
+            &computed
+        }
+    };
     let notes: Vec<_> = clusters
         .iter()
         .filter(|c| c.kind == ClusterKind::PageNote)
@@ -1261,6 +1275,7 @@ mod tests {
             now_ms,
             linker: Linker::new(wiki_parse::layout::RenderMode::Native),
             managed_sources: &managed,
+            clusters: None,
         })
     }
 

@@ -173,6 +173,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             now_ms,
             linker: Linker::new(mode),
             managed_sources: &input.managed,
+            clusters: None,
         };
         let body = report_body(name, &report).ok_or_else(|| {
             let names: Vec<&str> = DASHBOARDS.iter().map(|d| d.name).collect();
