@@ -215,7 +215,9 @@ impl Compiler for DigestCompiler {
             .collect();
         snap.overlay(&overlay);
         trace.phase("compile: snapshot copy");
-        let opts = wiki_digest::CompileOptions::new(now);
+        let mut opts = wiki_digest::CompileOptions::new(now);
+        // Nothing an operation does reads the links of the dashboards it re-renders.
+        opts.report_links = false;
         // Parsed pages of the last compile are reused (keyed by path and blob id) when the
         // files come from the work tree; the cache is refreshed for the next run.
         let result = match base.origin() {

@@ -796,3 +796,59 @@ fn claim_id_lookups_find_claims_the_parsed_form_drops() {
         r.stderr
     );
 }
+
+/// An operation does not extract the links of the dashboards it re-renders (nothing it does
+/// reads them): their parse-cache entries say so, the next operation takes them as they are,
+/// and the next `wiki compile` (which records links) parses them again, so its page records and
+/// the cache carry the links a whole parse of the dashboard gives.
+#[test]
+fn operations_leave_dashboard_links_to_the_next_compile() {
+    let v = vault();
+    v.run("wiki", &["compile", "--force"]).expect_code(0);
+    let path = "reports/open-questions.md";
+    let whole = || {
+        wiki_parse::parse_page(path, v.read(path).as_bytes())
+            .unwrap()
+            .info
+    };
+    let cached = || {
+        wiki_parse::pagecache::ParseCache::load(&v.root)
+            .get_any(path)
+            .unwrap()
+    };
+    assert!(!cached().links_omitted);
+    for (i, question) in ["Why?", "How?"].iter().enumerate() {
+        let op =
+            format!(r#"{{"op":"add_question","page":"entity.alpha","question":"{question}"}}"#);
+        apply(&v, &[], &[&op]).expect_code(0);
+        assert!(v.read(path).contains(question), "operation {i}");
+        let entry = cached();
+        assert!(
+            entry.links_omitted && entry.links.is_empty(),
+            "operation {i}"
+        );
+        assert_eq!(entry.blob_id, whole().blob_id, "operation {i}");
+    }
+    let links = whole().links;
+    assert!(!links.is_empty());
+    // A compile that records links parses such pages again; one that does not takes them.
+    let snapshot = wiki_digest::Snapshot::from_worktree_cached(&v.root).unwrap();
+    let cache = snapshot.parse_cache().unwrap();
+    for links_optional in [false, true] {
+        let (parsed, _, _) = snapshot.parse_for_compile_cached(cache, links_optional);
+        let page = parsed.pages.iter().find(|p| p.path == path).unwrap();
+        assert_eq!(page.info.links_omitted, links_optional);
+        assert_eq!(page.info.links.is_empty(), links_optional);
+        if !links_optional {
+            assert_eq!(page.info.links, links);
+        }
+    }
+    let run = v.run("wiki", &["compile", "--json"]);
+    run.expect_code(0);
+    let pages = run.json()["pages"].as_array().unwrap().clone();
+    let record = pages.iter().find(|p| p["path"] == path).unwrap();
+    assert_eq!(record["links"], serde_json::to_value(&links).unwrap());
+    let entry = cached();
+    assert!(!entry.links_omitted);
+    assert_eq!(entry.links, links);
+}

@@ -541,11 +541,15 @@ impl Snapshot {
     /// and the pages taken from the cache without reading them (their [`Page::text`] is empty
     /// and `body_offset` 0; the map gives their real body offset: see
     /// [`Snapshot::load_text`]).
+    ///
+    /// Cached pages whose links were not recorded ([`PageInfo::links_omitted`]) are taken as
+    /// they are when `links_optional`, else parsed again.
     pub fn parse_for_compile_cached(
         &self,
         cache: &ParseCache,
+        links_optional: bool,
     ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
-        self.parse_inner(false, Some(cache))
+        self.parse_inner(false, Some((cache, links_optional)))
     }
 
     /// Fill in the text of a page [`Snapshot::parse_for_compile_cached`] returned without it
@@ -565,7 +569,7 @@ impl Snapshot {
     fn parse_inner(
         &self,
         keep_frontmatter: bool,
-        cache: Option<&ParseCache>,
+        cache: Option<(&ParseCache, bool)>,
     ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
         let mut paths: Vec<&str> = self.page_paths().collect();
         paths.sort_by_key(|p| {
@@ -579,10 +583,13 @@ impl Snapshot {
             .map(|p| {
                 let content = self.files.get(*p);
                 let (parsed, hit, unloaded) = match cache {
-                    Some(c) => {
+                    Some((c, links_optional)) => {
+                        let usable = |page: &Page| links_optional || !page.info.links_omitted;
                         // A page the cache vouches for is not read at all.
                         let trusted = match content {
-                            Some(Content::OnDisk(d)) => c.page_without_text(p, &d.blob),
+                            Some(Content::OnDisk(d)) => c
+                                .page_without_text(p, &d.blob)
+                                .filter(|(page, _)| usable(page)),
                             _ => None,
                         };
                         match trusted {
@@ -590,8 +597,12 @@ impl Snapshot {
                             None => {
                                 let bytes = content.and_then(Content::get).unwrap_or_default();
                                 let known = content.and_then(Content::known_blob);
-                                let (parsed, hit) = c.parse_hit_with(p, bytes, known);
-                                (parsed, hit, None)
+                                match c.parse_hit_with(p, bytes, known) {
+                                    (Ok(page), true) if !usable(&page) => {
+                                        (wiki_parse::parse_page(p, bytes), false, None)
+                                    }
+                                    (parsed, hit) => (parsed, hit, None),
+                                }
                             }
                         }
                     }

@@ -71,6 +71,12 @@ pub struct PageInfo {
     /// page ([`model::claims_complete`]). Not part of page records: false when read from one.
     #[serde(skip)]
     pub claims_complete: bool,
+    /// `links` was not filled in: the page's links were not extracted (a dashboard an operation
+    /// re-rendered, whose links nothing in an operation reads; see
+    /// `wiki_digest::CompileOptions::report_links`). Readers that need links parse the page
+    /// again. Not part of page records.
+    #[serde(skip)]
+    pub links_omitted: bool,
 }
 
 impl PageInfo {
@@ -407,6 +413,7 @@ fn parse_page_inner(path: &str, bytes: &[u8], with_links: bool) -> Result<Page, 
             key_lines: key_lines.keys.iter().cloned().collect(),
             raw_source: markers::has_raw_source_marker(split.body),
             claims_complete,
+            links_omitted: false,
         },
         has_frontmatter: split.yaml.is_some(),
         frontmatter: fm,

@@ -14,7 +14,8 @@
 //!
 //! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
 //! entries, then per entry: path, blob id (20 raw bytes), a flags byte (1: the file's stat data
-//! follows, seven 8-byte fields, see [`FileStat`]; 2: [`PageInfo::claims_complete`]), payload
+//! follows, seven 8-byte fields, see [`FileStat`]; 2: [`PageInfo::claims_complete`]; 4:
+//! [`PageInfo::links_omitted`]), payload
 //! length and payload (the encoded page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
 //! strings are length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated,
 //! fails the checksum, comes from another tool version or does not decode is ignored as a whole
@@ -70,6 +71,8 @@ const FLAG_STAT: u8 = 1;
 /// Entry header flag: the page's claims are all in its parsed form
 /// ([`PageInfo::claims_complete`]).
 const FLAG_CLAIMS_COMPLETE: u8 = 2;
+/// Entry header flag: the page's links were not recorded ([`PageInfo::links_omitted`]).
+const FLAG_LINKS_OMITTED: u8 = 4;
 
 fn tool_id() -> String {
     format!("wiki-parse {}", env!("CARGO_PKG_VERSION"))
@@ -193,6 +196,8 @@ struct Entry {
     stat: Option<FileStat>,
     /// [`PageInfo::claims_complete`] of the cached page.
     claims_complete: bool,
+    /// [`PageInfo::links_omitted`] of the cached page.
+    links_omitted: bool,
     /// Whether the payload is in the delta file's buffer (else the cache file's).
     delta: bool,
     start: usize,
@@ -200,9 +205,12 @@ struct Entry {
 }
 
 impl Entry {
-    /// Whether the entry records this version (`blob`) with this stat data and flag.
-    fn same(&self, blob: &[u8; 20], stat: Option<&FileStat>, claims_complete: bool) -> bool {
-        &self.blob == blob && self.stat.as_ref() == stat && self.claims_complete == claims_complete
+    /// Whether the entry records this version of `info` (`blob`) with this stat data and flags.
+    fn same(&self, blob: &[u8; 20], stat: Option<&FileStat>, info: &PageInfo) -> bool {
+        &self.blob == blob
+            && self.stat.as_ref() == stat
+            && self.claims_complete == info.claims_complete
+            && self.links_omitted == info.links_omitted
     }
 }
 
@@ -211,7 +219,7 @@ fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
     let path = r.string().ok()?;
     let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
     let flags = r.byte().ok()?;
-    if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE) != 0 {
+    if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE | FLAG_LINKS_OMITTED) != 0 {
         return None;
     }
     let stat = if flags & FLAG_STAT != 0 {
@@ -220,6 +228,7 @@ fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
         None
     };
     let claims_complete = flags & FLAG_CLAIMS_COMPLETE != 0;
+    let links_omitted = flags & FLAG_LINKS_OMITTED != 0;
     let len = r.len().ok()?;
     let start = r.pos;
     r.bytes(len).ok()?;
@@ -229,6 +238,7 @@ fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
             blob,
             stat,
             claims_complete,
+            links_omitted,
             delta: false,
             start,
             end: start + len,
@@ -239,16 +249,17 @@ fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
 /// Append one entry (as [`read_entry`] reads it) to `w`.
 fn write_entry(
     w: &mut Writer,
-    path: &str,
+    info: &PageInfo,
     blob: &[u8; 20],
     stat: Option<&FileStat>,
-    claims_complete: bool,
     payload: &[u8],
 ) {
-    w.str(path);
+    w.str(&info.path);
     w.0.extend_from_slice(blob);
     w.0.push(
-        u8::from(stat.is_some()) * FLAG_STAT + u8::from(claims_complete) * FLAG_CLAIMS_COMPLETE,
+        u8::from(stat.is_some()) * FLAG_STAT
+            + u8::from(info.claims_complete) * FLAG_CLAIMS_COMPLETE
+            + u8::from(info.links_omitted) * FLAG_LINKS_OMITTED,
     );
     if let Some(st) = stat {
         st.write(&mut w.0);
@@ -372,7 +383,8 @@ impl ParseCache {
         match self
             .entries
             .get(&info.path)
-            .filter(|e| &e.blob == blob)
+            // (An entry without links cannot stand for a page with links, nor the reverse.)
+            .filter(|e| &e.blob == blob && e.links_omitted == info.links_omitted)
             .and_then(|e| self.payload(e))
         {
             Some(bytes) => bytes,
@@ -446,6 +458,7 @@ impl ParseCache {
         let mut r = Reader::new(self.payload(e)?);
         let (mut info, layout) = decode_entry(&mut r).ok()?;
         info.claims_complete = e.claims_complete;
+        info.links_omitted = e.links_omitted;
         (info.path == path && r.pos == r.buf.len()).then_some((info, layout))
     }
 
@@ -592,14 +605,7 @@ pub fn encode_reusing<'a>(
             let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
             let bytes = prev.payload_or_encode(info, *layout, &blob, &mut payload);
             let st = stat(&info.path, &blob);
-            write_entry(
-                &mut w,
-                &info.path,
-                &blob,
-                st.as_ref(),
-                info.claims_complete,
-                bytes,
-            );
+            write_entry(&mut w, info, &blob, st.as_ref(), bytes);
         }
         w.0
     };
@@ -665,7 +671,7 @@ fn encode_delta(
         let st = stat(&info.path, &blob);
         match prev.entries.get(&info.path) {
             // Unchanged since the cache file: nothing to record.
-            Some(e) if !e.delta && e.same(&blob, st.as_ref(), info.claims_complete) => {}
+            Some(e) if !e.delta && e.same(&blob, st.as_ref(), info) => {}
             _ => {
                 changed.push((info, *layout, blob, st));
                 if changed.len() > DELTA_MAX_ENTRIES {
@@ -679,14 +685,7 @@ fn encode_delta(
     let mut payload = Writer(Vec::with_capacity(4096));
     for (info, layout, blob, st) in &changed {
         let bytes = prev.payload_or_encode(info, *layout, blob, &mut payload);
-        write_entry(
-            &mut w,
-            &info.path,
-            blob,
-            st.as_ref(),
-            info.claims_complete,
-            bytes,
-        );
+        write_entry(&mut w, info, blob, st.as_ref(), bytes);
         if w.0.len() > prev.buf.len() / 2 {
             return None;
         }
@@ -912,6 +911,7 @@ fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
         raw_source,
         // In the entry's header (see `encode_reusing`), not the payload.
         claims_complete: _,
+        links_omitted: _,
     } = info;
     w.str(path);
     w.0.push(kind_code(*kind));
@@ -1289,6 +1289,7 @@ fn decode_entry(r: &mut Reader<'_>) -> Result<(PageInfo, TextLayout), Bad> {
             raw_source,
             // From the entry's header (set by the caller).
             claims_complete: false,
+            links_omitted: false,
         },
         layout,
     ))
@@ -1415,6 +1416,39 @@ mod tests {
             h = mix(h, u64::from(b));
         }
         h ^ (h >> 29)
+    }
+
+    /// A page saved without its links ([`PageInfo::links_omitted`]) keeps the flag, and never
+    /// stands for the same bytes parsed with links (nor the reverse): saving the page with its
+    /// links records them.
+    #[test]
+    fn entries_without_links_are_flagged_and_not_reused_for_pages_with_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        let path = "reports/x.md";
+        let page = parse_page(
+            path,
+            b"---\ntitle: X\n---\n# X\n\n- [A](../entities/a.md)\n",
+        )
+        .unwrap();
+        assert!(!page.info.links.is_empty());
+        let layout = TextLayout::of(&page);
+        let mut omitted = page.info.clone();
+        omitted.links = Vec::new();
+        omitted.links_omitted = true;
+        let saved = |info: &PageInfo, prev: &ParseCache| {
+            save(vault, "l", [(info, layout)], prev, |_, _| None).unwrap();
+            ParseCache::load(vault)
+        };
+        let first = saved(&omitted, &ParseCache::empty());
+        let got = first.get_any(path).unwrap();
+        assert!(got.links_omitted && got.links.is_empty());
+        let second = saved(&page.info, &first);
+        let got = second.get_any(path).unwrap();
+        assert!(!got.links_omitted);
+        assert_eq!(got.links, page.info.links);
+        let third = saved(&omitted, &second);
+        assert!(third.get_any(path).unwrap().links_omitted);
     }
 
     #[test]
