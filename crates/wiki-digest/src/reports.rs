@@ -462,32 +462,43 @@ fn conf_asc(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
         .unwrap_or(std::cmp::Ordering::Equal)
 }
 
+/// A confidence low enough for the low-confidence dashboard (below 0.5).
+fn low(confidence: Option<f64>) -> Option<f64> {
+    confidence.filter(|c| *c < 0.5)
+}
+
+/// The first lines of the low-confidence body (the labels of the counts).
+const LOW_CONFIDENCE_LABELS: [&str; 2] = ["- Low-confidence pages: ", "- Low-confidence claims: "];
+
+/// A page's row on the low-confidence dashboard.
+fn low_confidence_page_row(link: &str, confidence: f64) -> String {
+    format!("- {link}: confidence {}", to_fixed(confidence, 2))
+}
+
 fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
     let mut pages: Vec<&&PageInfo> = input
         .pages
         .iter()
-        .filter(|p| p.summary.confidence.is_some_and(|c| c < 0.5))
+        .filter(|p| low(p.summary.confidence).is_some())
         .collect();
     pages.sort_by(|a, b| conf_asc(a.summary.confidence, b.summary.confidence));
-    let mut claims: Vec<ClaimRow<'_>> = claim_rows_where(input.pages, input.now_ms, |c| {
-        c.confidence.is_some_and(|c| c < 0.5)
-    });
+    let mut claims: Vec<ClaimRow<'_>> =
+        claim_rows_where(input.pages, input.now_ms, |c| low(c.confidence).is_some());
     claims.sort_by(|a, b| conf_asc(a.claim.confidence, b.claim.confidence));
     if pages.is_empty() && claims.is_empty() {
         return "- No low-confidence pages or claims right now.".into();
     }
-    let mut lines = vec![
-        format!("- Low-confidence pages: {}", pages.len()),
-        format!("- Low-confidence claims: {}", claims.len()),
-    ];
+    let mut lines = vec![count_header(
+        &LOW_CONFIDENCE_LABELS,
+        &[pages.len(), claims.len()],
+    )];
     if !pages.is_empty() {
         lines.push(String::new());
         lines.push("### Pages".into());
         for p in pages {
-            lines.push(format!(
-                "- {}: confidence {}",
-                input.link(from, p),
-                to_fixed(p.summary.confidence.unwrap_or(0.0), 2)
+            lines.push(low_confidence_page_row(
+                &input.link(from, p),
+                p.summary.confidence.unwrap_or(0.0),
             ));
         }
     }
@@ -501,6 +512,59 @@ fn low_confidence(input: &ReportInput<'_>, from: &str) -> String {
         }
     }
     out
+}
+
+/// Count lines (`label` then the count), one per label, as dashboards open.
+fn count_header(labels: &[&str], counts: &[usize]) -> String {
+    let lines: Vec<String> = labels
+        .iter()
+        .zip(counts)
+        .map(|(label, n)| format!("{label}{n}"))
+        .collect();
+    lines.join("\n")
+}
+
+/// The counts of a [`count_header`] with these labels; `None` when `header` is not exactly that.
+fn parse_count_header<const N: usize>(header: &str, labels: [&str; N]) -> Option<[usize; N]> {
+    let mut counts = [0usize; N];
+    let mut lines = header.split('\n');
+    for (count, label) in counts.iter_mut().zip(labels) {
+        *count = lines.next()?.strip_prefix(label)?.parse().ok()?;
+    }
+    lines.next().is_none().then_some(counts)
+}
+
+/// The parts of a dashboard body separated by blank lines (`"\n\n"`; the header, then one per
+/// section).
+fn blank_line_parts(body: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for at in memchr::memmem::find_iter(body.as_bytes(), b"\n\n") {
+        parts.push(&body[start..at]);
+        start = at + 2;
+    }
+    parts.push(&body[start..]);
+    parts
+}
+
+/// The rows of `page`'s claims that `keep` accepts, as claim-health and low confidence print
+/// them, in claim order.
+fn page_claim_lines(
+    input: &ReportInput<'_>,
+    from: &str,
+    page: &PageInfo,
+    keep: impl Fn(&ClaimRow<'_>) -> bool,
+) -> Vec<String> {
+    let mut links = PageLinks::default();
+    claim_rows(&[page], input.now_ms)
+        .iter()
+        .filter(|r| keep(r))
+        .map(|r| {
+            let mut line = String::new();
+            input.claim_health_line(&mut line, &mut links, from, r);
+            line
+        })
+        .collect()
 }
 
 /// For a dashboard patched after one page changed: the new version of the page
@@ -531,7 +595,6 @@ pub fn patch_low_confidence(
 ) -> Option<String> {
     let (new, from) = one_page_changed("low-confidence", input, old, at)?;
     let from = from.as_str();
-    let low = |c: Option<f64>| c.filter(|c| *c < 0.5);
     // The new order: (confidence, page index, claim index), stably sorted as the rendering does.
     let mut page_keys: Vec<(f64, usize)> = input
         .pages
@@ -554,20 +617,10 @@ pub fn patch_low_confidence(
         .collect();
     claim_keys.sort_by(|a, b| conf_asc(Some(a.0), Some(b.0)));
     // The old body: header, then "### Pages" and "### Claims" parts as present, one line per row.
-    let mut parts = old_body.split("\n\n");
-    let mut header = parts.next()?.split('\n');
-    let old_pages: usize = header
-        .next()?
-        .strip_prefix("- Low-confidence pages: ")?
-        .parse()
-        .ok()?;
-    let old_claims: usize = header
-        .next()?
-        .strip_prefix("- Low-confidence claims: ")?
-        .parse()
-        .ok()?;
-    if header.next().is_some()
-        || (old_pages == 0) != page_keys.is_empty()
+    let parts = blank_line_parts(old_body);
+    let mut parts = parts.into_iter();
+    let [old_pages, old_claims] = parse_count_header(parts.next()?, LOW_CONFIDENCE_LABELS)?;
+    if (old_pages == 0) != page_keys.is_empty()
         || (old_claims == 0) != claim_keys.is_empty()
         || memchr::memchr_iter(b'\n', old_body.as_bytes()).count()
             != 1 + [old_pages, old_claims]
@@ -578,12 +631,8 @@ pub fn patch_low_confidence(
     {
         return None;
     }
-    let mut link = PageLinks::default();
-    let mut out = format!(
-        "- Low-confidence pages: {}\n- Low-confidence claims: {}",
-        page_keys.len(),
-        claim_keys.len()
-    );
+    let link = input.link(from, new);
+    let mut out = count_header(&LOW_CONFIDENCE_LABELS, &[page_keys.len(), claim_keys.len()]);
     for (heading, count) in [("### Pages", old_pages), ("### Claims", old_claims)] {
         if count == 0 {
             continue;
@@ -600,35 +649,21 @@ pub fn patch_low_confidence(
         }
         // The page's rows before and after, with where each new one goes.
         let (old_rows, new_rows): (Vec<String>, Vec<(usize, String)>) = if heading == "### Pages" {
-            let row = |p: &PageInfo, link: &mut PageLinks| {
-                low(p.summary.confidence).map(|c| {
-                    format!(
-                        "- {}: confidence {}",
-                        link.get(input, from, p),
-                        to_fixed(c, 2)
-                    )
-                })
-            };
-            let old_row = row(old, &mut link).into_iter().collect();
-            let new_row = row(new, &mut link)
+            let row =
+                |p: &PageInfo| low(p.summary.confidence).map(|c| low_confidence_page_row(&link, c));
+            let old_row = row(old).into_iter().collect();
+            let new_row = row(new)
                 .map(|r| Some((page_keys.iter().position(|k| k.1 == at)?, r)))
                 .into_iter()
                 .collect::<Option<Vec<_>>>()?;
             (old_row, new_row)
         } else {
-            let rows_of = |p: &PageInfo, link: &mut PageLinks| -> Vec<String> {
-                claim_rows_where(&[p], input.now_ms, |c| low(c.confidence).is_some())
-                    .iter()
-                    .map(|r| {
-                        let mut line = String::new();
-                        input.claim_health_line(&mut line, link, from, r);
-                        line
-                    })
-                    .collect()
+            let rows_of = |p: &PageInfo| {
+                page_claim_lines(input, from, p, |r| low(r.claim.confidence).is_some())
             };
-            let old_rows = rows_of(old, &mut link);
+            let old_rows = rows_of(old);
             // The page's new rows in claim order, each to its place in the sorted list.
-            let rows = rows_of(new, &mut link);
+            let rows = rows_of(new);
             let in_page: Vec<usize> = new
                 .summary
                 .claims
@@ -695,13 +730,12 @@ const CLAIM_HEALTH_SECTIONS: [(&str, RowFilter); 3] = [
     }),
 ];
 
-/// The first lines of the claim-health body, with the row count of each section.
-fn claim_health_header(counts: [usize; 3]) -> String {
-    format!(
-        "- Claims missing evidence: {}\n- Contested claims: {}\n- Stale or unknown claims: {}",
-        counts[0], counts[1], counts[2]
-    )
-}
+/// The first lines of the claim-health body (the labels of the section counts).
+const CLAIM_HEALTH_LABELS: [&str; 3] = [
+    "- Claims missing evidence: ",
+    "- Contested claims: ",
+    "- Stale or unknown claims: ",
+];
 
 fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
     let rows = claim_rows(input.pages, input.now_ms);
@@ -712,7 +746,8 @@ fn claim_health(input: &ReportInput<'_>, from: &str) -> String {
     if lists.iter().all(Vec::is_empty) {
         return "- No claim health issues right now.".into();
     }
-    let mut out = claim_health_header([lists[0].len(), lists[1].len(), lists[2].len()]);
+    let counts: Vec<usize> = lists.iter().map(Vec::len).collect();
+    let mut out = count_header(&CLAIM_HEALTH_LABELS, &counts);
     // The largest dashboard (megabytes at 10,000 pages): its three sections side by side.
     let section = |i: usize| {
         let (heading, _) = CLAIM_HEALTH_SECTIONS[i];
@@ -758,27 +793,9 @@ pub fn patch_claim_health(
     // Header, then one part per non-empty section ("heading\nrow\nrow…"), separated by blank
     // lines. Every row must be one line: the body has exactly the newlines this shape has (a
     // claim text spanning lines would make rows ambiguous).
-    let mut bounds = vec![0];
-    for at in memchr::memmem::find_iter(old_body.as_bytes(), b"\n\n") {
-        bounds.push(at);
-        bounds.push(at + 2);
-    }
-    bounds.push(old_body.len());
-    let mut parts = bounds.chunks(2).map(|b| old_body.get(b[0]..b[1]));
-    let header = parts.next()??;
-    let sections: Vec<&str> = parts.collect::<Option<_>>()?;
-    let mut counts = [0usize; 3];
-    let mut lines = header.split('\n');
-    for (count, label) in counts.iter_mut().zip([
-        "- Claims missing evidence: ",
-        "- Contested claims: ",
-        "- Stale or unknown claims: ",
-    ]) {
-        *count = lines.next()?.strip_prefix(label)?.parse().ok()?;
-    }
-    if lines.next().is_some() {
-        return None;
-    }
+    let parts = blank_line_parts(old_body);
+    let (header, sections) = parts.split_first()?;
+    let counts = parse_count_header(header, CLAIM_HEALTH_LABELS)?;
     let present: Vec<usize> = (0..3).filter(|&i| counts[i] > 0).collect();
     if present.len() != sections.len()
         || memchr::memchr_iter(b'\n', old_body.as_bytes()).count()
@@ -788,19 +805,8 @@ pub fn patch_claim_health(
     }
     // One page's rows of section `i`, as the text they form ("row\nrow").
     let rows_of = |page: &PageInfo, i: usize| -> (usize, String) {
-        let (_, keep) = CLAIM_HEALTH_SECTIONS[i];
-        let rows = claim_rows(&[page], input.now_ms);
-        let mut links = PageLinks::default();
-        let mut text = String::new();
-        let mut n = 0;
-        for r in rows.iter().filter(|r| keep(r)) {
-            if n > 0 {
-                text.push('\n');
-            }
-            input.claim_health_line(&mut text, &mut links, from, r);
-            n += 1;
-        }
-        (n, text)
+        let lines = page_claim_lines(input, from, page, CLAIM_HEALTH_SECTIONS[i].1);
+        (lines.len(), lines.join("\n"))
     };
     // The page's rows in every section, before and after; a section that would appear or
     // disappear changes the layout: rendered whole.
@@ -814,7 +820,7 @@ pub fn patch_claim_health(
         }
     }
     let mut out_sections: Vec<String> = Vec::with_capacity(3);
-    for (&i, section) in present.iter().zip(&sections) {
+    for (&i, section) in present.iter().zip(sections) {
         let (heading, keep) = CLAIM_HEALTH_SECTIONS[i];
         let rows_start = section.strip_prefix(heading)?.strip_prefix('\n')?;
         let rows_at = section.len() - rows_start.len();
@@ -870,7 +876,7 @@ pub fn patch_claim_health(
         }
         out_sections.push(patched);
     }
-    let mut out = claim_health_header(new_counts);
+    let mut out = count_header(&CLAIM_HEALTH_LABELS, &new_counts);
     out.reserve(old_body.len() + 1024);
     for part in out_sections {
         out.push_str("\n\n");
