@@ -14,10 +14,10 @@
 //! and calls [`configure`] first thing in `main`; commands about to touch a whole vault's worth
 //! of memory at once call [`bulk_memory`], and commands about to read one into memory (an
 //! operation, an incremental compile, lint) call [`huge_pages_after_write`], which keeps huge
-//! pages only where they are cheap to fault in. `wiki-search` keeps the system allocator: its served
-//! searches are mostly process start, and mimalloc's start costs about 0.4 ms. (It depends on
-//! this crate through `wiki-parse`, whose binary uses it, but refers to nothing in it, so no
-//! mimalloc code is linked into it: checked with `strings`.)
+//! pages only where they are cheap to fault in. `wiki-search` keeps the system allocator: its
+//! served searches are mostly process start, and mimalloc's start costs about 0.4 ms. (It
+//! depends on this crate through `wiki-parse`, whose binary uses it, but refers to nothing in
+//! it, so no mimalloc code is linked into it: checked with `strings`.)
 
 /// The allocator type to declare as `#[global_allocator]`.
 pub use mimalloc::MiMalloc as Allocator;

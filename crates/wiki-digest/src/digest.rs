@@ -36,13 +36,12 @@ use serde_json::{Map, Value};
 use wiki_parse::health::{
     ClusterKind, ContradictionCluster, contradiction_clusters, locale_cmp, sorted_claims,
 };
-
-use crate::reports::Clusters;
 use wiki_parse::time::{FreshnessLevel, claim_freshness_level_at, page_freshness, touch};
 use wiki_parse::{PageError, PageInfo};
 
 use crate::json::{self, put_opt, put_str};
 use crate::pages::PageCounts;
+use crate::reports::Clusters;
 
 /// Build `agent-digest.json` (the whole file, newline included). `pages` in title order.
 pub fn agent_digest(
