@@ -126,11 +126,7 @@ impl Drop for Vault {
     /// packed, or the deletion of the files a large write replaced) would leave it half
     /// removed: wait for those first (only vaults that may have had one).
     fn drop(&mut self) {
-        let marks = [
-            ".git/wiki-pack.lock",
-            "../.git/wiki-pack.lock",
-            ".openclaw-wiki/locks/retired",
-        ];
+        let marks = [".git/wiki-pack.lock", "../.git/wiki-pack.lock", RETIRED_DIR];
         if !marks.iter().any(|l| self.root.join(l).exists()) {
             return;
         }
@@ -326,6 +322,26 @@ impl Vault {
         isolate(&mut cmd, &self.home);
         cmd
     }
+}
+
+/// Where the store keeps the work-tree files a commit replaced until they are deleted, relative
+/// to the vault.
+pub const RETIRED_DIR: &str = ".openclaw-wiki/locks/retired";
+
+/// How many replaced files wait in the retired directory of the vault at `root` (its shard
+/// directories' entries; 0 when there is none).
+pub fn retired_files(root: &Path) -> usize {
+    std::fs::read_dir(root.join(RETIRED_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|shard| {
+            std::fs::read_dir(shard.path())
+                .into_iter()
+                .flatten()
+                .count()
+        })
+        .sum()
 }
 
 /// Run a command, capturing output.

@@ -757,20 +757,10 @@ fn replaced_pages_are_deleted_after_a_large_compile() {
     v.commit_all("pages");
     compile(&v, &[]).expect_code(0);
     v.wait_for_background_packers();
-    let retired = v.path(".openclaw-wiki/locks/retired");
+    let retired = v.path(wiki_testkit::RETIRED_DIR);
     // Linux: the pages were exchanged out (the directory holds the replaced copies meanwhile).
     assert_eq!(retired.is_dir(), cfg!(target_os = "linux"));
-    let left: usize = std::fs::read_dir(&retired)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|shard| {
-            std::fs::read_dir(shard.path())
-                .into_iter()
-                .flatten()
-                .count()
-        })
-        .sum();
+    let left = wiki_testkit::retired_files(&v.root);
     assert_eq!(left, 0, "replaced pages left in {}", retired.display());
     assert!(v.read("concepts/c000.md").contains("[[concepts/c001"));
     assert_eq!(v.status(), "");

@@ -347,20 +347,7 @@ fn large_commits_write_blobs_as_one_pack() {
 /// library user without detached processes: by the commit itself).
 #[test]
 fn replaced_files_are_deleted_by_the_next_commit_or_after_a_large_write() {
-    let retired = |f: &Fixture| -> usize {
-        let root = f.path(".openclaw-wiki/locks/retired");
-        std::fs::read_dir(root)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|shard| {
-                std::fs::read_dir(shard.path())
-                    .into_iter()
-                    .flatten()
-                    .count()
-            })
-            .sum()
-    };
+    let retired = |f: &Fixture| wiki_testkit::retired_files(&f.root);
     let f = Fixture::repo_with(&[("a.md", "a\n"), ("b.md", "b\n")]);
     let store = Store::open_with(&f.root, fixed_env(&[])).expect("open");
     store
