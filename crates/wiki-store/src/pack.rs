@@ -65,20 +65,13 @@ pub(crate) fn write_loose_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])])
             }
             _ => {}
         }
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(TMP_LOOSE_PREFIX);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o444));
-        }
-        let mut tmp = builder
-            .tempfile_in(objects_dir)
-            .map_err(|e| Error::io(objects_dir, e))?;
-        tmp.write_all(&out).map_err(|e| Error::io(tmp.path(), e))?;
-        let dest = dir.join(&hex[2..]);
-        tmp.persist(&dest).map_err(|e| Error::io(&dest, e.error))?;
-        Ok(())
+        persist(
+            objects_dir,
+            TMP_LOOSE_PREFIX,
+            &out,
+            &dir.join(&hex[2..]),
+            false,
+        )
     };
     // Largest first, each to the less loaded of two lists (one per CPU is enough: a handful of
     // files, one or two of them megabytes).
@@ -259,7 +252,7 @@ pub(crate) fn write_blobs(
     let pack_hash = sha1_of(&pack);
     pack.extend_from_slice(&pack_hash);
     install(&pack_dir, &pack_hash, &mut entries, |dest| {
-        persist(&pack_dir, &pack, dest)
+        persist(&pack_dir, TMP_PREFIX, &pack, dest, true)
     })
 }
 
@@ -277,7 +270,13 @@ fn install(
     let pack_path = pack_dir.join(format!("pack-{name}.pack"));
     write_pack(&pack_path)?;
     let idx = build_index(entries, pack_hash);
-    persist(pack_dir, &idx, &pack_dir.join(format!("pack-{name}.idx")))?;
+    persist(
+        pack_dir,
+        TMP_PREFIX,
+        &idx,
+        &pack_dir.join(format!("pack-{name}.idx")),
+        true,
+    )?;
     Ok(pack_path)
 }
 
@@ -454,7 +453,7 @@ impl PackWriter {
             .into_inner()
             .map_err(|e| Error::io(&self.pack_dir, e.into_error()))?;
         install(&self.pack_dir, &pack_hash, &mut self.entries, |dest| {
-            seal(tmp, dest)
+            seal(tmp, dest, true)
         })
     }
 }
@@ -473,21 +472,25 @@ fn entry_header(kind: u8, mut size: u64) -> Vec<u8> {
     out
 }
 
-/// Temporary file in `dir`, written, fsynced, made read-only, renamed to `dest`.
-fn persist(dir: &Path, bytes: &[u8], dest: &Path) -> Result<()> {
+/// Temporary file in `dir` (named `prefix…`), written, fsynced when `sync`, made read-only,
+/// renamed to `dest`.
+fn persist(dir: &Path, prefix: &str, bytes: &[u8], dest: &Path, sync: bool) -> Result<()> {
     let mut tmp = tempfile::Builder::new()
-        .prefix(TMP_PREFIX)
+        .prefix(prefix)
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    seal(tmp, dest)
+    seal(tmp, dest, sync)
 }
 
-/// Fsync a written temporary file, make it read-only and rename it to `dest`.
-fn seal(tmp: tempfile::NamedTempFile, dest: &Path) -> Result<()> {
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io(tmp.path(), e))?;
+/// Fsync a written temporary file (when `sync`: packs and their indexes are; loose objects, as
+/// git and gix write them, are not), make it read-only and rename it to `dest`.
+fn seal(tmp: tempfile::NamedTempFile, dest: &Path, sync: bool) -> Result<()> {
+    if sync {
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| Error::io(tmp.path(), e))?;
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
