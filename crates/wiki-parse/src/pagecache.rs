@@ -15,11 +15,12 @@
 //! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
 //! entries, then per entry: path, blob id (20 raw bytes), a flags byte (1: the file's stat data
 //! follows, seven 8-byte fields, see [`FileStat`]; 2: [`PageInfo::claims_complete`]; 4:
-//! [`PageInfo::links_omitted`]), payload
-//! length and payload (the encoded page), and at the end a 64-bit checksum of everything before it. Integers are LEB128 varints,
-//! strings are length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated,
-//! fails the checksum, comes from another tool version or does not decode is ignored as a whole
-//! (every page is parsed again), so a damaged cache can cost time but never change a result.
+//! [`PageInfo::links_omitted`]), payload length and payload (the encoded page), and at the end
+//! a 64-bit checksum of everything before it. Integers are LEB128 varints, strings are
+//! length-prefixed UTF-8, `f64` are 8 little-endian bytes. A file that is truncated, fails the
+//! checksum, comes from another tool version or does not decode (an unknown flag included) is
+//! ignored as a whole (every page is parsed again), so a damaged cache can cost time but never
+//! change a result.
 //!
 //! # Delta file
 //!
