@@ -20,13 +20,13 @@
 
 use std::collections::{HashMap, HashSet};
 
+use wiki_digest::json::to_fixed;
 use wiki_parse::health::{self, ClusterKind};
 use wiki_parse::links::{self, LinkKind, LinkTargets};
 use wiki_parse::time::{self, FreshnessLevel};
 use wiki_parse::{Link, PageError, PageInfo, PageKind};
 
 use crate::diagnostic::{Code, Diagnostic};
-use wiki_digest::json::to_fixed;
 
 /// Inputs of [`lint`] besides the pages.
 #[derive(Debug, Clone, Copy, Default)]
