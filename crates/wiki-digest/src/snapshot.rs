@@ -110,12 +110,19 @@ pub const EXTRA_PATHS: [&str; 10] = [
 
 /// The [`EXTRA_PATHS`] that are regular files of the vault at `vault_dir`, read (in parallel:
 /// the compiled caches are tens of megabytes in a large vault).
-fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Vec<u8>)>, SnapshotError> {
-    let read = |rel: &'static str| -> Result<Option<(&'static str, Vec<u8>)>, SnapshotError> {
+fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, SnapshotError> {
+    let read = |rel: &'static str| -> Result<Option<(&'static str, Content)>, SnapshotError> {
         let abs = vault_dir.join(rel);
         match std::fs::symlink_metadata(&abs) {
+            // The derived caches (tens of MB on a large vault) are only ever replaced by a
+            // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
+            Ok(m) if m.is_file() && crate::derived::is_derived(rel) => {
+                wiki_parse::mapped::read(&abs)
+                    .map(|bytes| Some((rel, Content::File(Arc::new(bytes)))))
+                    .map_err(|source| SnapshotError::Io { path: abs, source })
+            }
             Ok(m) if m.is_file() => std::fs::read(&abs)
-                .map(|bytes| Some((rel, bytes)))
+                .map(|bytes| Some((rel, Content::bytes(bytes))))
                 .map_err(|source| SnapshotError::Io { path: abs, source }),
             Ok(_) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -139,6 +146,8 @@ enum Content {
     Bytes(Arc<Vec<u8>>, Option<Arc<str>>),
     /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
     OnDisk(Arc<OnDisk>),
+    /// A derived cache file, read or mapped whole ([`wiki_parse::mapped`]).
+    File(Arc<wiki_parse::mapped::FileBytes>),
 }
 
 #[derive(Debug)]
@@ -156,6 +165,7 @@ impl Content {
     fn get(&self) -> Option<&[u8]> {
         match self {
             Content::Bytes(b, _) => Some(b),
+            Content::File(b) => Some(b),
             Content::OnDisk(d) => d
                 .bytes
                 .get_or_init(|| std::fs::read(&d.abs).ok())
@@ -167,6 +177,7 @@ impl Content {
     fn known_blob(&self) -> Option<&str> {
         match self {
             Content::Bytes(_, id) => id.as_deref(),
+            Content::File(_) => None,
             Content::OnDisk(d) => Some(&d.blob),
         }
     }
@@ -312,8 +323,8 @@ impl Snapshot {
             }
         }
         snap.disk = Arc::new(disk);
-        for (rel, bytes) in extra? {
-            snap.files.insert(rel.to_string(), Content::bytes(bytes));
+        for (rel, content) in extra? {
+            snap.files.insert(rel.to_string(), content);
         }
         if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
             let trusted = snap
@@ -389,7 +400,7 @@ impl Snapshot {
     fn vouched(&self, path: &str) -> Option<(&ParseCache, &str)> {
         match self.files.get(path)? {
             Content::OnDisk(d) => Some((self.cache.as_deref()?, &d.blob)),
-            Content::Bytes(..) => None,
+            Content::Bytes(..) | Content::File(_) => None,
         }
     }
 

@@ -274,7 +274,8 @@ fn write_entry(
 pub struct ParseCache {
     /// Caller's label of the run that wrote the cache (see [`save`]).
     label: String,
-    buf: Vec<u8>,
+    /// The cache file, mapped when large ([`crate::mapped`]: it is only replaced by a rename).
+    buf: crate::mapped::FileBytes,
     /// By path (foldhash: every page is looked up several times per run; iteration order is
     /// never relied on).
     entries: HashMap<String, Entry, foldhash::fast::RandomState>,
@@ -314,7 +315,7 @@ impl ParseCache {
     /// Read the cache of the vault at `vault_dir`; missing, damaged or foreign files give an
     /// empty cache.
     pub fn load(vault_dir: &Path) -> ParseCache {
-        let mut cache = match std::fs::read(vault_dir.join(CACHE_PATH)) {
+        let mut cache = match crate::mapped::read(&vault_dir.join(CACHE_PATH)) {
             Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
             Err(_) => ParseCache::empty(),
         };
@@ -368,7 +369,7 @@ impl ParseCache {
 
     /// The encoded page of entry `e`.
     fn payload(&self, e: &Entry) -> Option<&[u8]> {
-        let buf = if e.delta { &self.delta_buf } else { &self.buf };
+        let buf: &[u8] = if e.delta { &self.delta_buf } else { &self.buf };
         buf.get(e.start..e.end)
     }
 
@@ -398,7 +399,8 @@ impl ParseCache {
     }
 
     /// Decode the index of a cache file (payloads are decoded on lookup).
-    pub fn from_bytes(buf: Vec<u8>) -> Option<ParseCache> {
+    pub fn from_bytes(buf: impl Into<crate::mapped::FileBytes>) -> Option<ParseCache> {
+        let buf = buf.into();
         let (mut r, base_sum) = open_file(&buf, MAGIC)?;
         let label = r.string().ok()?;
         let n = r.len().ok()?;
