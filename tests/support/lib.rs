@@ -100,6 +100,7 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env_remove("WIKI_AGENT")
         .env_remove("WIKI_AUTHOR_NAME")
         .env_remove("WIKI_AUTHOR_EMAIL")
+        .env_remove("WIKI_HUGE_PAGES")
         .env_remove("OPENCLAW_STATE_DIR")
         .env_remove("OPENCLAW_CONFIG_PATH")
         .env_remove("GIT_DIR")

@@ -13,7 +13,7 @@
 //!
 //! and calls [`configure`] first thing in `main`; commands about to touch a whole vault's worth
 //! of memory at once call [`bulk_memory`], and commands about to read one into memory (an
-//! operation, an incremental compile, lint) call [`huge_pages_after_write`], which keeps huge
+//! operation, an incremental compile, lint) call [`huge_pages_after`], which keeps huge
 //! pages only where they are cheap to fault in. `wiki-search` keeps the system allocator: its
 //! served searches are mostly process start, and mimalloc's start costs about 0.4 ms. (It
 //! depends on this crate through `wiki-parse`, whose binary uses it, but refers to nothing in
@@ -59,26 +59,102 @@ pub fn bulk_memory() {
 }
 
 /// How recently the memory a command is about to use was freed by another process for huge pages
-/// to pay off (see [`huge_pages_after_write`]): the Linux page reporting worker hands free
-/// 2 MiB blocks back to the host about 2 s after they are freed; operations on a 10,000-page
-/// vault 0.25 s and 0.5 s apart still found them in place (with huge pages 180 / 189 ms median,
+/// to pay off (see [`huge_pages_after`]): the Linux page reporting worker hands free 2 MiB
+/// blocks back to the host about 2 s after they are freed; operations on a 10,000-page vault
+/// 0.25 s and 0.5 s apart still found them in place (with huge pages 180 / 189 ms median,
 /// without 228 / 257 ms), 1 s apart no longer (314 vs 225 ms; `docs/BENCHMARKS.md`).
 pub const HOT_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// What [`huge_pages_after_write`] chose, and why (for traces).
+/// How many memory-heavy commands in a row, each starting within [`HOT_WINDOW`] of the end of
+/// the previous one, make a run of them (a script applying operation after operation) in which
+/// huge pages are taken up although the previous command did not use them: the first command
+/// with huge pages after commands without them finds few backed 2 MiB blocks and pays for it once
+/// (~340 ms instead of ~185 ms for an operation on a 10,000-page vault), the following ones gain
+/// (~140 ms). Two commands in a row (an operation, then a lint) stay without.
+pub const RUN_LENGTH: u32 = 3;
+
+/// What the previous memory-heavy command left behind (recorded by the caller, see
+/// [`MemoryState`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastRun {
+    /// How long ago it ended.
+    pub age: std::time::Duration,
+    /// Its state.
+    pub state: MemoryState,
+}
+
+/// What a memory-heavy command records when it ends: whether it used huge pages and how many
+/// commands in a row (itself included) started within [`HOT_WINDOW`] of the previous one's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryState {
+    /// Transparent huge pages were on.
+    pub huge_pages: bool,
+    /// Commands in a row, at least 1.
+    pub streak: u32,
+}
+
+impl MemoryState {
+    /// The one-line text form (`huge-pages 1 streak 3`).
+    pub fn encode(&self) -> String {
+        format!(
+            "huge-pages {} streak {}\n",
+            u8::from(self.huge_pages),
+            self.streak
+        )
+    }
+
+    /// Read [`MemoryState::encode`]'s form (`None`: anything else).
+    pub fn decode(text: &str) -> Option<MemoryState> {
+        let mut words = text.split_ascii_whitespace();
+        let huge_pages = match (words.next()?, words.next()?) {
+            ("huge-pages", "1") => true,
+            ("huge-pages", "0") => false,
+            _ => return None,
+        };
+        let streak = match (words.next()?, words.next()?) {
+            ("streak", n) => n.parse().ok().filter(|n| *n >= 1)?,
+            _ => return None,
+        };
+        words
+            .next()
+            .is_none()
+            .then_some(MemoryState { huge_pages, streak })
+    }
+}
+
+/// What [`huge_pages_after`] chose, and why (for traces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HugePages {
-    /// Transparent huge pages as the allocator asks for them (the default).
+    /// Transparent huge pages as the allocator asks for them: no free page reporting, or
+    /// `WIKI_HUGE_PAGES=on`.
     Used,
+    /// Used: the previous command used them and ended less than [`HOT_WINDOW`] ago.
+    UsedAfterHugePages,
+    /// Used: the [`RUN_LENGTH`]th command of a run.
+    UsedInRun,
     /// `WIKI_HUGE_PAGES=off`.
     OffByEnvironment,
-    /// Free page reporting is on and the last write is older than [`HOT_WINDOW`].
+    /// Free page reporting is on and the previous command ended [`HOT_WINDOW`] ago or more (or
+    /// is unknown).
     OffColdMemory,
+    /// Free page reporting is on and the previous command, recent, did not use huge pages.
+    OffAfterSmallPages,
+}
+
+impl HugePages {
+    /// Whether huge pages are on.
+    pub fn used(self) -> bool {
+        matches!(
+            self,
+            HugePages::Used | HugePages::UsedAfterHugePages | HugePages::UsedInRun
+        )
+    }
 }
 
 /// For a command about to touch a vault's worth of memory (an operation on a large vault), given
-/// when the vault was last written (`None`: unknown): keep transparent huge pages, or turn them off
-/// for the rest of the process ([`bulk_memory`]).
+/// what the previous such command left behind (`None`: unknown): keep transparent huge pages,
+/// or turn them off for the rest of the process ([`bulk_memory`]). Returns the choice and the
+/// state this command is to record when it ends.
 ///
 /// On a virtual machine whose memory balloon reports free pages to the host (virtio-balloon
 /// free page reporting, `VIRTIO_BALLOON_F_REPORTING`), free 2 MiB blocks are returned to the
@@ -86,33 +162,60 @@ pub enum HugePages {
 /// about 2 ms per MiB (the host backs it again page by page) instead of about 0.05 ms: on the
 /// 2-core benchmark machine an operation on a 10,000-page vault took 438 ms median with huge
 /// pages when operations were 4 s apart, 192 ms without (and 145 vs 182 ms back to back,
-/// where the memory the previous operation freed is still backed). So with free page reporting
-/// huge pages are kept only when the vault was written less than [`HOT_WINDOW`] ago (the
-/// previous command's memory is likely still backed); elsewhere (bare metal, no reporting) they
-/// are always kept. `WIKI_HUGE_PAGES=on|off` overrides the choice.
-pub fn huge_pages_after_write(last_write: Option<std::time::SystemTime>) -> HugePages {
+/// where the memory the previous operation freed is still backed). The blocks a command freed
+/// are backed only if it used huge pages itself: right after an operation without them, one
+/// with them took ~340 ms. So with free page reporting huge pages are kept when the previous
+/// command used them and ended less than [`HOT_WINDOW`] ago, or in a run of [`RUN_LENGTH`]
+/// commands; elsewhere (bare metal, no reporting) they are always kept. `WIKI_HUGE_PAGES=on|off`
+/// overrides the choice.
+pub fn huge_pages_after(last: Option<LastRun>) -> (HugePages, MemoryState) {
     let setting = std::env::var("WIKI_HUGE_PAGES").ok();
-    let age = last_write.map(|t| t.elapsed().unwrap_or_default());
-    let choice = choose_huge_pages(setting.as_deref(), age, free_page_reporting);
-    if choice != HugePages::Used {
+    let (choice, state) = choose_huge_pages(setting.as_deref(), last, free_page_reporting);
+    if !choice.used() {
         bulk_memory();
     }
-    choice
+    (choice, state)
 }
 
-/// The choice of [`huge_pages_after_write`] from `WIKI_HUGE_PAGES`, the age of the last write
-/// and (asked only when needed: it reads sysfs) whether free page reporting is on.
+/// The state a command that turned huge pages off by itself ([`bulk_memory`]: a compile of the
+/// whole vault) records, after `last`.
+pub fn without_huge_pages(last: Option<LastRun>) -> MemoryState {
+    MemoryState {
+        huge_pages: false,
+        streak: streak_after(last),
+    }
+}
+
+fn streak_after(last: Option<LastRun>) -> u32 {
+    match last {
+        Some(l) if l.age < HOT_WINDOW => l.state.streak.saturating_add(1),
+        _ => 1,
+    }
+}
+
+/// The choice of [`huge_pages_after`] from `WIKI_HUGE_PAGES`, the previous command and (asked
+/// only when needed: it reads sysfs) whether free page reporting is on.
 fn choose_huge_pages(
     setting: Option<&str>,
-    age: Option<std::time::Duration>,
+    last: Option<LastRun>,
     reporting: impl FnOnce() -> bool,
-) -> HugePages {
-    match setting {
+) -> (HugePages, MemoryState) {
+    let streak = streak_after(last);
+    let recent_huge = last.is_some_and(|l| l.age < HOT_WINDOW && l.state.huge_pages);
+    let choice = match setting {
         Some("on") => HugePages::Used,
         Some("off") => HugePages::OffByEnvironment,
-        _ if age.is_some_and(|a| a < HOT_WINDOW) || !reporting() => HugePages::Used,
+        _ if recent_huge => HugePages::UsedAfterHugePages,
+        _ if !reporting() => HugePages::Used,
+        _ if streak >= RUN_LENGTH => HugePages::UsedInRun,
+        _ if streak > 1 => HugePages::OffAfterSmallPages,
         _ => HugePages::OffColdMemory,
-    }
+    };
+    let state = MemoryState {
+        huge_pages: choice.used(),
+        streak,
+    };
+    (choice, state)
 }
 
 /// Whether a virtio memory balloon with free page reporting is bound on this machine (Linux
@@ -203,25 +306,99 @@ mod tests {
     #[test]
     fn huge_pages_choice() {
         use std::time::Duration;
-        let ms = |n| Some(Duration::from_millis(n));
+        let run = |ms: u64, huge_pages: bool, streak: u32| {
+            Some(LastRun {
+                age: Duration::from_millis(ms),
+                state: MemoryState { huge_pages, streak },
+            })
+        };
         let never = || -> bool { panic!("sysfs read although not needed") };
-        assert_eq!(choose_huge_pages(Some("on"), None, never), HugePages::Used);
+        let choose = |setting, last, reporting: bool| {
+            let (choice, state) = choose_huge_pages(setting, last, || reporting);
+            assert_eq!(state.huge_pages, choice.used());
+            (choice, state.streak)
+        };
         assert_eq!(
-            choose_huge_pages(Some("off"), ms(1), never),
-            HugePages::OffByEnvironment
-        );
-        // Recent write: the memory the last command freed is likely still backed.
-        assert_eq!(choose_huge_pages(None, ms(100), never), HugePages::Used);
-        assert_eq!(
-            choose_huge_pages(Some("auto"), ms(499), never),
+            choose_huge_pages(Some("on"), None, never).0,
             HugePages::Used
         );
-        for age in [ms(500), ms(4000), None] {
-            assert_eq!(
-                choose_huge_pages(None, age, || true),
-                HugePages::OffColdMemory
-            );
-            assert_eq!(choose_huge_pages(None, age, || false), HugePages::Used);
+        assert_eq!(
+            choose_huge_pages(Some("off"), run(1, true, 4), never),
+            (
+                HugePages::OffByEnvironment,
+                MemoryState {
+                    huge_pages: false,
+                    streak: 5
+                }
+            )
+        );
+        // The previous command used huge pages and ended recently: the blocks it freed are
+        // likely still backed (sysfs is not read).
+        assert_eq!(
+            choose_huge_pages(None, run(100, true, 1), never).0,
+            HugePages::UsedAfterHugePages
+        );
+        assert_eq!(
+            choose_huge_pages(Some("auto"), run(499, true, 7), never),
+            (
+                HugePages::UsedAfterHugePages,
+                MemoryState {
+                    huge_pages: true,
+                    streak: 8
+                }
+            )
+        );
+        // Old or unknown: cold memory, a new run starts.
+        for last in [run(500, true, 3), run(4000, false, 9), None] {
+            assert_eq!(choose(None, last, true), (HugePages::OffColdMemory, 1));
+            assert_eq!(choose(None, last, false), (HugePages::Used, 1));
+        }
+        // Recent but without huge pages: off until the run is long enough.
+        assert_eq!(
+            choose(None, run(10, false, 1), true),
+            (HugePages::OffAfterSmallPages, 2)
+        );
+        assert_eq!(
+            choose(None, run(10, false, RUN_LENGTH - 1), true),
+            (HugePages::UsedInRun, RUN_LENGTH)
+        );
+        assert_eq!(choose(None, run(10, false, 1), false), (HugePages::Used, 2));
+        // A command that turned them off by itself.
+        assert_eq!(
+            without_huge_pages(run(10, true, 2)),
+            MemoryState {
+                huge_pages: false,
+                streak: 3
+            }
+        );
+        assert_eq!(without_huge_pages(run(600, true, 2)).streak, 1);
+    }
+
+    #[test]
+    fn memory_state_text() {
+        let state = MemoryState {
+            huge_pages: true,
+            streak: 12,
+        };
+        assert_eq!(state.encode(), "huge-pages 1 streak 12\n");
+        assert_eq!(MemoryState::decode(&state.encode()), Some(state));
+        assert_eq!(
+            MemoryState::decode("huge-pages 0 streak 1"),
+            Some(MemoryState {
+                huge_pages: false,
+                streak: 1
+            })
+        );
+        for bad in [
+            "",
+            "huge-pages 2 streak 1",
+            "huge-pages 1 streak 0",
+            "huge-pages 1 streak x",
+            "huge-pages 1",
+            "huge-pages 1 streak 1 more",
+            "streak 1 huge-pages 1",
+        ] {
+            assert_eq!(MemoryState::decode(bad), None, "{bad:?}");
         }
     }
 
@@ -237,7 +414,7 @@ mod tests {
         };
         if std::env::var_os("WIKI_ALLOC_THP_PROBE").is_some() {
             let before = thp();
-            let choice = huge_pages_after_write(Some(std::time::SystemTime::now()));
+            let (choice, _) = huge_pages_after(None);
             println!("probe={before:?} {choice:?} {:?}", thp());
             return;
         }

@@ -379,10 +379,17 @@ pub fn apply_batch(
     };
     trace.phase("lock");
     // The operation is about to read a vault's worth of caches and pages into memory.
-    let huge_pages = wiki_digest::context::fit_huge_pages(&session.vault);
+    let memory = wiki_digest::context::fit_huge_pages(&session.vault);
     if opts.trace {
-        wiki_cli::warn("trace", &format!("huge pages: {huge_pages:?}"));
+        wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
     }
+    // A dry run writes nothing, not even this.
+    let _memory = if opts.dry_run {
+        memory.forget();
+        None
+    } else {
+        Some(memory)
+    };
     let mut retries = 0;
     loop {
         let base = session.base()?;

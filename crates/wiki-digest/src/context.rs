@@ -194,8 +194,13 @@ impl VaultContext {
 
     /// Before reading a vault's worth of caches and pages: keep transparent huge pages or not
     /// ([`fit_huge_pages`]).
-    pub fn fit_huge_pages(&self) -> wiki_alloc::HugePages {
+    pub fn fit_huge_pages(&self) -> MemoryRun {
         fit_huge_pages(&self.root)
+    }
+
+    /// Before a whole-vault compile: huge pages off ([`without_huge_pages`]).
+    pub fn without_huge_pages(&self) -> MemoryRun {
+        without_huge_pages(&self.root)
     }
 
     /// The store.
@@ -397,17 +402,89 @@ impl VaultContext {
     }
 }
 
+/// The file where memory-heavy commands record, when they end, whether they used huge pages
+/// ([`wiki_alloc::MemoryState`]; its modification time is when). Git-ignored, like the rest of
+/// `.openclaw-wiki/tmp/`.
+pub const MEMORY_STATE_FILE: &str = "memory-state";
+
+/// A memory-heavy command's huge-page choice ([`fit_huge_pages`], [`without_huge_pages`]): when
+/// dropped, it records the command's [`wiki_alloc::MemoryState`] in the vault for the next
+/// command, unless [`MemoryRun::forget`] was called (commands that must write nothing).
+#[must_use = "the state is recorded when the run is dropped"]
+#[derive(Debug)]
+pub struct MemoryRun {
+    vault_dir: Option<PathBuf>,
+    choice: Option<wiki_alloc::HugePages>,
+    state: wiki_alloc::MemoryState,
+}
+
+impl MemoryRun {
+    /// The choice made (`None`: huge pages were turned off for a whole-vault compile).
+    pub fn choice(&self) -> Option<wiki_alloc::HugePages> {
+        self.choice
+    }
+
+    /// Record nothing when dropped.
+    pub fn forget(mut self) {
+        self.vault_dir = None;
+    }
+}
+
+impl Drop for MemoryRun {
+    fn drop(&mut self) {
+        let Some(vault_dir) = self.vault_dir.take() else {
+            return;
+        };
+        // Only in a vault that already has its tmp directory (nothing is created for this).
+        if std::fs::symlink_metadata(vault_dir.join(wiki_parse::layout::TMP_DIR))
+            .is_ok_and(|m| m.is_dir())
+        {
+            // Best effort: a missing or unreadable state only means "cold memory" next time.
+            let _ = wiki_parse::layout::write_ignored_file(
+                &vault_dir,
+                wiki_parse::layout::TMP_DIR,
+                MEMORY_STATE_FILE,
+                self.state.encode().as_bytes(),
+            );
+        }
+    }
+}
+
+/// What the last memory-heavy command on the vault at `vault_dir` recorded, and how long ago.
+fn last_run(vault_dir: &Path) -> Option<wiki_alloc::LastRun> {
+    let path = vault_dir
+        .join(wiki_parse::layout::TMP_DIR)
+        .join(MEMORY_STATE_FILE);
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > 64 {
+        return None;
+    }
+    let state = wiki_alloc::MemoryState::decode(&std::fs::read_to_string(&path).ok()?)?;
+    Some(wiki_alloc::LastRun {
+        age: meta.modified().ok()?.elapsed().unwrap_or_default(),
+        state,
+    })
+}
+
 /// Before reading a vault's worth of caches and pages into memory: keep transparent huge pages
-/// or not ([`wiki_alloc::huge_pages_after_write`]), from when the vault at `vault_dir` was last
-/// written by a command that held as much memory: its last commit or parse-cache save (a
-/// compile after hand edits saves the cache without committing).
-pub fn fit_huge_pages(vault_dir: &Path) -> wiki_alloc::HugePages {
-    let last = [
-        wiki_store::last_write_in(vault_dir),
-        wiki_parse::pagecache::ParseCache::last_saved(vault_dir),
-    ]
-    .into_iter()
-    .flatten()
-    .max();
-    wiki_alloc::huge_pages_after_write(last)
+/// or not ([`wiki_alloc::huge_pages_after`]), from what the previous such command on the vault
+/// at `vault_dir` recorded.
+pub fn fit_huge_pages(vault_dir: &Path) -> MemoryRun {
+    let (choice, state) = wiki_alloc::huge_pages_after(last_run(vault_dir));
+    MemoryRun {
+        vault_dir: Some(vault_dir.to_path_buf()),
+        choice: Some(choice),
+        state,
+    }
+}
+
+/// Before touching a whole vault's worth of memory at once (a compile without a parse cache,
+/// `--force`): huge pages off ([`wiki_alloc::bulk_memory`]), recorded like [`fit_huge_pages`].
+pub fn without_huge_pages(vault_dir: &Path) -> MemoryRun {
+    wiki_alloc::bulk_memory();
+    MemoryRun {
+        vault_dir: Some(vault_dir.to_path_buf()),
+        choice: None,
+        state: wiki_alloc::without_huge_pages(last_run(vault_dir)),
+    }
 }

@@ -81,7 +81,9 @@ mod tests {
         assert!(matches!(got, FileBytes::Owned(_)));
         assert_eq!(&*got, b"abc");
         let large = dir.path().join("large");
-        let bytes: Vec<u8> = (0..MAP_THRESHOLD as usize + 7).map(|i| (i % 251) as u8).collect();
+        let bytes: Vec<u8> = (0..MAP_THRESHOLD as usize + 7)
+            .map(|i| (i % 251) as u8)
+            .collect();
         std::fs::write(&large, &bytes).unwrap();
         let got = read(&large).unwrap();
         assert!(matches!(got, FileBytes::Mapped(_)));

@@ -299,19 +299,6 @@ impl ParseCache {
         vault_dir.join(CACHE_PATH).is_file()
     }
 
-    /// When the cache of the vault at `vault_dir` was last saved (its cache or delta file,
-    /// whichever is newer); `None` when there is none.
-    pub fn last_saved(vault_dir: &Path) -> Option<std::time::SystemTime> {
-        [CACHE_PATH, DELTA_PATH]
-            .iter()
-            .filter_map(|p| {
-                std::fs::metadata(vault_dir.join(p))
-                    .and_then(|m| m.modified())
-                    .ok()
-            })
-            .max()
-    }
-
     /// Read the cache of the vault at `vault_dir`; missing, damaged or foreign files give an
     /// empty cache.
     pub fn load(vault_dir: &Path) -> ParseCache {

@@ -371,15 +371,6 @@ fn is_not_found(err: &gix::Error) -> bool {
     )
 }
 
-/// About when the last commit to the vault at `vault_dir` ended: the modification time of its
-/// locks directory, where every commit writes its journal and deletes it once done (see the
-/// crate docs). `None` when it cannot be read.
-pub fn last_write_in(vault_dir: &Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(vault_dir.join(paths::LOCKS_DIR))
-        .and_then(|m| m.modified())
-        .ok()
-}
-
 impl Store {
     /// Open the vault at `vault_dir`, discovering the enclosing repository (the vault may be a
     /// sub-folder of it). Fails with [`Error::NotARepository`] when there is none.

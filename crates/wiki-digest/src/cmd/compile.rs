@@ -95,15 +95,22 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     if !args.check {
         ctx.lock()?;
     }
-    if args.force || !wiki_parse::pagecache::ParseCache::exists(ctx.root()) {
+    let memory = if args.force || !wiki_parse::pagecache::ParseCache::exists(ctx.root()) {
         // Every page is parsed and (without a cache) rewritten.
-        wiki_alloc::bulk_memory();
+        ctx.without_huge_pages()
     } else {
-        let huge_pages = ctx.fit_huge_pages();
-        if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
-            wiki_cli::warn("trace", &format!("huge pages: {huge_pages:?}"));
-        }
+        ctx.fit_huge_pages()
+    };
+    if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
+        wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
     }
+    // `--check` writes nothing, not even this.
+    let _memory = if args.check {
+        memory.forget();
+        None
+    } else {
+        Some(memory)
+    };
     let snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);

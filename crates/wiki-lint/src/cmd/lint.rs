@@ -91,7 +91,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     )?;
     let mut ctx = VaultContext::open(global)?;
     ctx.lock()?;
-    ctx.fit_huge_pages();
+    let _memory = ctx.fit_huge_pages();
     let now = ctx.now()?;
     let snapshot = ctx.snapshot()?;
     let opts = CompileOptions::new(now);
