@@ -384,12 +384,7 @@ pub fn apply_batch(
         wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
     }
     // A dry run writes nothing, not even this.
-    let _memory = if opts.dry_run {
-        memory.forget();
-        None
-    } else {
-        Some(memory)
-    };
+    let _memory = memory.recording(!opts.dry_run);
     let mut retries = 0;
     loop {
         let base = session.base()?;

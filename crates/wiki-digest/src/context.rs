@@ -409,7 +409,7 @@ pub const MEMORY_STATE_FILE: &str = "memory-state";
 
 /// A memory-heavy command's huge-page choice ([`fit_huge_pages`], [`without_huge_pages`]): when
 /// dropped, it records the command's [`wiki_alloc::MemoryState`] in the vault for the next
-/// command, unless [`MemoryRun::forget`] was called (commands that must write nothing).
+/// command, unless told otherwise ([`MemoryRun::recording`]).
 #[must_use = "the state is recorded when the run is dropped"]
 #[derive(Debug)]
 pub struct MemoryRun {
@@ -424,9 +424,12 @@ impl MemoryRun {
         self.choice
     }
 
-    /// Record nothing when dropped.
-    pub fn forget(mut self) {
-        self.vault_dir = None;
+    /// Record the state when dropped only if `record` (commands that write nothing: no).
+    pub fn recording(mut self, record: bool) -> MemoryRun {
+        if !record {
+            self.vault_dir = None;
+        }
+        self
     }
 }
 

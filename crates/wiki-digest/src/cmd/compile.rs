@@ -105,12 +105,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
     }
     // `--check` writes nothing, not even this.
-    let _memory = if args.check {
-        memory.forget();
-        None
-    } else {
-        Some(memory)
-    };
+    let _memory = memory.recording(!args.check);
     let snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
