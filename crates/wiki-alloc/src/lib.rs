@@ -44,6 +44,19 @@ pub fn configure() {
     }
 }
 
+/// For a process that reads a vault's worth of caches into memory once and exits (an operation
+/// batch): mimalloc keeps freed memory until the process ends instead of returning it after
+/// [`PURGE_DELAY_MS`] and faulting it in again for the next buffer. On a 10,000-page vault one
+/// operation took ~30% fewer page faults (45,000 -> 31,000 without huge pages) and 142 -> 127 ms
+/// median back to back (16 + 16 alternating operations); a batch of 1,000 operations peaks at
+/// 281 MB instead of 240 MB. An explicit `MIMALLOC_PURGE_DELAY` in the environment wins.
+pub fn keep_freed_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one integer option (read by mimalloc at each purge decision).
+        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, -1) }
+    }
+}
+
 /// For commands about to touch a whole vault's worth of memory at once (a compile without a
 /// parse cache, `--force`): no transparent huge pages for the rest of the process (Linux
 /// `PR_SET_THP_DISABLE`; nothing elsewhere, and a refusal is ignored). mimalloc's arenas ask
@@ -282,6 +295,10 @@ mod tests {
             if mode == "configure" {
                 configure();
             }
+            if mode == "keep" {
+                configure();
+                keep_freed_memory();
+            }
             // SAFETY: reads one integer option.
             println!("probe={}", unsafe {
                 libmimalloc_sys::mi_option_get(PURGE_DELAY)
@@ -301,6 +318,8 @@ mod tests {
         assert_eq!(probe("read", Some("4321")), "4321");
         assert_eq!(probe("configure", None), PURGE_DELAY_MS.to_string());
         assert_eq!(probe("configure", Some("250")), "250");
+        assert_eq!(probe("keep", None), "-1");
+        assert_eq!(probe("keep", Some("250")), "250");
     }
 
     #[test]

@@ -379,6 +379,7 @@ pub fn apply_batch(
     };
     trace.phase("lock");
     // The operation is about to read a vault's worth of caches and pages into memory.
+    wiki_alloc::keep_freed_memory();
     let memory = wiki_digest::context::fit_huge_pages(&session.vault);
     if opts.trace {
         wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));

@@ -252,9 +252,11 @@ impl Snapshot {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
+        let started = std::time::Instant::now();
         let (cache, (page_files, extra)) = rayon::join(cache, || {
             rayon::join(|| vault::scan(vault_dir), || read_extra(vault_dir))
         });
+        let listed = started.elapsed();
         let page_files = page_files?;
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
         let results: Vec<Result<Read, PageError>> = page_files
@@ -303,6 +305,7 @@ impl Snapshot {
                 }
             })
             .collect();
+        let statted = started.elapsed();
         let mut snap = Snapshot {
             files: BTreeMap::new(),
             problems: Vec::new(),
@@ -336,9 +339,12 @@ impl Snapshot {
             wiki_cli::warn(
                 "trace",
                 &format!(
-                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled), {} other files",
+                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled), {} other files; cache, listing and other files {:.1} ms, then stat data {:.1} ms (assembled in {:.1} ms)",
                     snap.disk.len(),
-                    snap.files.len() - pages
+                    snap.files.len() - pages,
+                    listed.as_secs_f64() * 1e3,
+                    (started.elapsed() - listed).as_secs_f64() * 1e3,
+                    (started.elapsed() - statted).as_secs_f64() * 1e3,
                 ),
             );
         }
