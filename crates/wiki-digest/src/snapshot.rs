@@ -313,7 +313,7 @@ impl Snapshot {
             disk: Arc::default(),
             cache,
         };
-        let mut disk = HashMap::new();
+        let mut disk = HashMap::with_capacity(results.len());
         for r in results {
             match r {
                 Ok((p, content, stat)) => {

@@ -308,9 +308,11 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
     // One hash per claim (foldhash: std's SipHash was most of the digest header's time on large
     // vaults): each id's first use, and the entries of ids used again (most ids are used once,
     // so nothing is copied for them); nothing iterates the map.
-    let mut seen: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
-    let mut first_use: Vec<(&str, ClusterEntry)> = Vec::new();
-    let mut again: Vec<Vec<ClusterEntry>> = Vec::new();
+    let ids = pages.iter().map(|p| p.summary.claims.len()).sum::<usize>();
+    let mut seen: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(ids, foldhash::fast::RandomState::default());
+    let mut first_use: Vec<(&str, ClusterEntry)> = Vec::with_capacity(ids);
+    let mut again: Vec<Vec<ClusterEntry>> = Vec::with_capacity(ids);
     for (pi, ci, id) in claim_ids() {
         let entry = ClusterEntry {
             page: pi,
