@@ -52,9 +52,9 @@ const BATCH_PURGE_DELAY_MS: std::ffi::c_long = 250;
 /// operation batch): mimalloc keeps freed memory for [`BATCH_PURGE_DELAY_MS`] instead of
 /// returning it after [`PURGE_DELAY_MS`] and faulting it in again for the next buffer. On a
 /// 10,000-page vault one operation took ~30% fewer page faults (45,000 -> 31,000 without huge
-/// pages) and 142 -> 127 ms median back to back (16 + 16 alternating operations); a batch of
-/// 1,000 operations peaks at 258 MB as before (311 MB when nothing is ever returned). An
-/// explicit `MIMALLOC_PURGE_DELAY` in the environment wins.
+/// pages) and 142 -> 127 ms median back to back (16 + 16 alternating operations). Large
+/// batches do not call it (a batch of 1,000 mixed operations peaked at 329 MB with it, ~270 MB
+/// without). An explicit `MIMALLOC_PURGE_DELAY` in the environment wins.
 pub fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one integer option (read by mimalloc at each purge decision).

@@ -361,6 +361,10 @@ impl Tracer {
     }
 }
 
+/// Batches of at most this many operations keep freed memory until they exit
+/// ([`wiki_alloc::keep_freed_memory`]).
+const KEEP_FREED_MEMORY_OPS: usize = 100;
+
 /// Apply `ops` as one batch: take the vault lock, read the branch, apply every operation in
 /// memory (the first failing one aborts the batch: nothing is written), compile, and make one
 /// commit with a trailer set per changed operation. When another writer moved the branch between
@@ -379,7 +383,11 @@ pub fn apply_batch(
     };
     trace.phase("lock");
     // The operation is about to read a vault's worth of caches and pages into memory.
-    wiki_alloc::keep_freed_memory();
+    // A few operations: freed memory is kept to the end (page faults); a large batch returns it
+    // (its peak memory: 1,000 operations on the 10k vault peak at ~330 MB with, ~270 without).
+    if ops.len() <= KEEP_FREED_MEMORY_OPS {
+        wiki_alloc::keep_freed_memory();
+    }
     let memory = wiki_digest::context::fit_huge_pages(&session.vault);
     if opts.trace {
         wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
