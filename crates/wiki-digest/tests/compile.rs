@@ -838,3 +838,79 @@ fn memory_state_is_recorded_for_the_next_command() {
     assert_eq!(v.read(STATE), "huge-pages 0 streak 3\n");
     assert_eq!(v.status(), "");
 }
+
+/// With caches over 1 MiB (`agent-digest.json`, `claims.jsonl`, the parse cache), operations and
+/// incremental compiles read them through read-only maps (`wiki_parse::mapped`): what they write
+/// is byte for byte what a full `--force` compile writes.
+#[test]
+fn large_caches_are_read_mapped_and_spliced_exactly() {
+    let v = init_vault(&[]);
+    let filler = "Ingest pipelines shard by owner and replay the journal on restart. ".repeat(16);
+    for i in 0..160 {
+        let mut fm = vec![
+            format!("id: entity.big-{i}"),
+            format!("title: Big {i}"),
+            "pageType: entity".to_string(),
+            "updatedAt: 2026-03-01".to_string(),
+            "claims:".to_string(),
+        ];
+        for c in 0..6 {
+            fm.push(format!("  - id: claim.big-{i}.{c}"));
+            fm.push(format!("    text: Claim {c} of page {i}. {filler}"));
+            fm.push("    status: supported".to_string());
+            fm.push(format!("    confidence: 0.{}", (i + c) % 9 + 1));
+            fm.push("    updatedAt: 2026-02-01".to_string());
+            fm.push("    evidence:".to_string());
+            fm.push(format!("      - sourceId: source.big-{c}"));
+            fm.push(format!("        note: {filler}"));
+        }
+        let fm: Vec<&str> = fm.iter().map(String::as_str).collect();
+        v.write(&format!("entities/big-{i}.md"), page(&fm, "Body.\n"));
+    }
+    v.commit_all("large pages");
+    compile(&v, &[]).expect_code(0);
+    let threshold = wiki_parse::mapped::MAP_THRESHOLD;
+    for rel in [
+        ".openclaw-wiki/cache/agent-digest.json",
+        ".openclaw-wiki/cache/claims.jsonl",
+        ".openclaw-wiki/tmp/parse-cache.bin",
+    ] {
+        let len = std::fs::metadata(v.path(rel)).unwrap().len();
+        assert!(len >= threshold, "{rel}: {len} bytes, not mapped");
+    }
+    // An operation (digest and claims spliced from the mapped old files), then a hand edit
+    // compiled incrementally.
+    let ops = concat!(
+        r#"{"op":"update_claim","claimId":"claim.big-7.3","status":"contested","confidence":0.2}"#,
+        "\n",
+        r#"{"op":"add_question","page":"entity.big-90","question":"Mapped?"}"#,
+        "\n"
+    );
+    let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki-apply"));
+    cmd.current_dir(&v.root);
+    wiki_testkit::isolate(&mut cmd, v.home());
+    cmd.env("WIKI_COMPILE_TRACE", "1");
+    let run = wiki_testkit::output(cmd, Some(ops.as_bytes()));
+    run.expect_code(0);
+    // The old files were spliced, not rendered again.
+    assert!(run.stderr.contains("digest reused true"), "{}", run.stderr);
+    let text = v
+        .read("entities/big-42.md")
+        .replace("title: Big 42", "title: Big Forty-Two");
+    v.write("entities/big-42.md", text);
+    compile(&v, &[]).expect_code(0);
+    let derived = |v: &wiki_testkit::Vault| {
+        [
+            bytes(v, ".openclaw-wiki/cache/agent-digest.json"),
+            bytes(v, ".openclaw-wiki/cache/claims.jsonl"),
+        ]
+    };
+    let spliced = derived(&v);
+    assert!(String::from_utf8_lossy(&spliced[1]).contains(r#""status":"contested""#));
+    compile(&v, &["--force"]).expect_code(0);
+    let full = derived(&v);
+    assert_same("agent-digest.json", &spliced[0], &full[0]);
+    assert_same("claims.jsonl", &spliced[1], &full[1]);
+    // The hand edit is the human's to commit (compile wrote other files only).
+    assert_eq!(v.status(), " M entities/big-42.md\n");
+}
