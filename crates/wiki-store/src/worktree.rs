@@ -793,8 +793,9 @@ pub(crate) fn load_index(repo: &gix::Repository) -> Result<gix::index::File> {
 }
 
 /// Set exactly the entries in `updates` (all stages of those paths are replaced), keep every other
-/// entry untouched, drop the (now stale) tree cache and write the index atomically (lock file +
-/// rename).
+/// entry untouched, invalidate the cache-tree nodes on the way to each updated path (the others
+/// keep proving their directories unchanged, for git and for `wiki-lint --staged`) and write the
+/// index atomically (lock file + rename).
 pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> Result<()> {
     if updates.is_empty() {
         return Ok(());
@@ -825,11 +826,36 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
         index.dangerously_push_entry(stat, *id, gix::index::entry::Flags::empty(), mode, path);
     }
     index.sort_entries();
-    index.remove_tree();
+    if let Some(tree) = index.tree_mut() {
+        for update in updates {
+            invalidate_cache_tree(tree, update.repo_path.as_bytes());
+        }
+    }
     index
         .write(gix::index::write::Options::default())
         .git_ctx(|| format!("write index {}", index_path.display()))?;
     Ok(())
+}
+
+/// Mark invalid the cache-tree nodes (the index's `TREE` extension) of the directories holding
+/// `repo_path`, from the root down (git's `cache_tree_invalidate_path`): git and readers then
+/// recompute those from the entries and keep trusting the untouched sub-trees. A node for
+/// `repo_path` itself (a directory replaced by a file) is dropped.
+fn invalidate_cache_tree(root: &mut gix::index::extension::Tree, repo_path: &[u8]) {
+    let mut node = root;
+    let mut components = repo_path.split(|b| *b == b'/').peekable();
+    node.num_entries = None;
+    while let Some(name) = components.next() {
+        if components.peek().is_none() {
+            node.children.retain(|c| c.name.as_slice() != name);
+            return;
+        }
+        let Some(child) = node.children.iter_mut().find(|c| c.name.as_slice() == name) else {
+            return;
+        };
+        child.num_entries = None;
+        node = child;
+    }
 }
 
 #[cfg(test)]

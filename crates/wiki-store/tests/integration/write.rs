@@ -378,3 +378,61 @@ fn replaced_files_are_deleted_by_the_next_commit_or_after_a_large_write() {
     assert_eq!(f.git(&["status", "--porcelain"]), "");
     f.fsck();
 }
+
+/// A commit keeps the index's cache-tree (`TREE` extension): the directories on the way to the
+/// changed paths are marked invalid, the others keep proving themselves unchanged, and git's
+/// `write-tree` (which trusts the valid nodes) gives exactly the committed tree.
+#[test]
+fn commit_invalidates_only_the_cache_tree_nodes_it_touches() {
+    let f = Fixture::repo_with(&[
+        ("a/one.md", "one\n"),
+        ("a/two.md", "two\n"),
+        ("b/three.md", "three\n"),
+        ("c/d/four.md", "four\n"),
+        ("root.md", "root\n"),
+    ]);
+    f.git(&["write-tree"]);
+    let cache_tree = || {
+        let repo = gix::open(f.path("")).expect("open");
+        let index = repo.open_index().expect("index");
+        index.tree().cloned().expect("a cache-tree")
+    };
+    let node = |tree: &gix::index::extension::Tree, path: &str| {
+        let mut n = tree.clone();
+        for name in path.split('/').filter(|c| !c.is_empty()) {
+            n = n
+                .children
+                .iter()
+                .find(|c| c.name.as_slice() == name.as_bytes())
+                .cloned()?;
+        }
+        Some((n.num_entries, n.id.to_string()))
+    };
+    let before = cache_tree();
+    assert_eq!(before.num_entries, Some(5), "git wrote a valid cache-tree");
+
+    let store = f.store();
+    let changes = [w("a/one.md", "one, edited\n")];
+    store.commit(&req(&changes, "Edit a")).expect("commit");
+    let after = cache_tree();
+    assert_eq!(after.num_entries, None);
+    assert_eq!(node(&after, "a").map(|n| n.0), Some(None));
+    for dir in ["b", "c", "c/d"] {
+        let (entries, id) = node(&after, dir).expect(dir);
+        assert!(entries.is_some(), "{dir} stays valid");
+        assert_eq!(id, f.rev(&format!("HEAD:{dir}")), "{dir}");
+    }
+    assert_eq!(f.git(&["write-tree"]).trim(), f.rev("HEAD^{tree}"));
+    assert_eq!(f.status(), "");
+
+    // A deletion and a new directory.
+    let changes = [del("b/three.md"), w("e/new.md", "new\n")];
+    store.commit(&req(&changes, "Move")).expect("commit");
+    let after = cache_tree();
+    assert_eq!(node(&after, "b").map(|n| n.0), Some(None));
+    assert_eq!(node(&after, "e"), None);
+    assert!(node(&after, "c/d").expect("c/d").0.is_some());
+    assert_eq!(f.git(&["write-tree"]).trim(), f.rev("HEAD^{tree}"));
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
