@@ -219,18 +219,22 @@ impl Compiler for DigestCompiler {
         // Nothing an operation does reads the links of the dashboards it re-renders.
         opts.report_links = false;
         // Parsed pages of the last compile are reused (keyed by path and blob id) when the
-        // files come from the work tree; the cache is refreshed for the next run.
-        let result = match base.origin() {
+        // files come from the work tree; the cache is refreshed for the next run, on another
+        // thread while the batch commits (`apply_batch` waits for it before unlocking).
+        let changes = match base.origin() {
             wiki_digest::snapshot::Origin::Worktree(dir) => {
-                wiki_digest::compile_in_vault(&snap, &opts, dir, true, "wiki apply")
+                let dir = dir.clone();
+                wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
             }
-            _ => wiki_digest::compile(&snap, &opts),
+            _ => {
+                let mut result = wiki_digest::compile(&snap, &opts);
+                let changes = std::mem::take(&mut result.changes);
+                // A vault's worth of parsed pages and file entries: not freed now.
+                wiki_cli::drop_later((snap, result));
+                changes
+            }
         };
         trace.phase("compile: compile and parse cache");
-        let mut result = result;
-        let changes = std::mem::take(&mut result.changes);
-        // A vault's worth of parsed pages and file entries: not freed now.
-        wiki_cli::drop_later((snap, result));
         let out = changes
             .into_iter()
             .map(|c| {
@@ -361,6 +365,16 @@ impl Tracer {
     }
 }
 
+/// Waits, when dropped, for the parse-cache save a compile left running
+/// ([`wiki_digest::compile::finish_saving_aside`]).
+struct SaveAside;
+
+impl Drop for SaveAside {
+    fn drop(&mut self) {
+        wiki_digest::compile::finish_saving_aside();
+    }
+}
+
 /// Batches of at most this many operations keep freed memory until they exit
 /// ([`wiki_alloc::keep_freed_memory`]).
 const KEEP_FREED_MEMORY_OPS: usize = 100;
@@ -381,6 +395,9 @@ pub fn apply_batch(
     } else {
         Some(session.store.lock()?)
     };
+    // Declared after the lock, so dropped before it: the parse cache a compile saves aside is
+    // written by the time the lock is released, whatever path this function leaves by.
+    let _saved = SaveAside;
     trace.phase("lock");
     // The operation is about to read a vault's worth of caches and pages into memory.
     // A few operations: freed memory is kept to the end (page faults); a large batch returns it
