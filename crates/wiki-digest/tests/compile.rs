@@ -886,6 +886,14 @@ fn large_caches_are_read_mapped_and_spliced_exactly() {
         r#"{"op":"add_question","page":"entity.big-90","question":"Mapped?"}"#,
         "\n"
     );
+    let cache_files = || {
+        [
+            ".openclaw-wiki/tmp/parse-cache.bin",
+            ".openclaw-wiki/tmp/parse-cache.delta",
+        ]
+        .map(|rel| std::fs::read(v.path(rel)).ok())
+    };
+    let cache_before = cache_files();
     let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki-apply"));
     cmd.current_dir(&v.root);
     wiki_testkit::isolate(&mut cmd, v.home());
@@ -894,6 +902,13 @@ fn large_caches_are_read_mapped_and_spliced_exactly() {
     run.expect_code(0);
     // The old files were spliced, not rendered again.
     assert!(run.stderr.contains("digest reused true"), "{}", run.stderr);
+    // It saved the parse cache (on a thread beside its commit).
+    assert!(
+        run.stderr.contains("save parse cache (aside)"),
+        "{}",
+        run.stderr
+    );
+    assert_ne!(cache_files(), cache_before);
     let text = v
         .read("entities/big-42.md")
         .replace("title: Big 42", "title: Big Forty-Two");
