@@ -54,7 +54,9 @@
 //!    non-directories); all temporary files are created first, then all are renamed (each
 //!    phase spread over threads for large change sets);
 //! 6. update the index entries of exactly those paths (blob id, mode, stat data of the fresh file)
-//!    and write the index atomically; all other index entries are preserved untouched;
+//!    and write the index atomically; all other index entries are preserved untouched, and so
+//!    are the cache-tree nodes (`TREE` extension) of directories the commit did not touch (those
+//!    on the way to a changed path are marked invalid, as git does);
 //! 7. delete the journal.
 //!
 //! If a process dies between 4 and 7, the next [`Store::open`] (when the lock is free) or the next
