@@ -788,15 +788,28 @@ fn compile_inner(
     let recorded = order
         .iter()
         .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
-        .then(|| crate::reuse::Recorded {
-            digest: wiki_parse::pagecache::checksum(agent.as_bytes()),
-            claims: match &claims {
-                Ok(text) => wiki_parse::pagecache::checksum(text.as_bytes()),
-                Err(current) => *current,
-            },
-            window: crate::cache::validity_of(&order, now_ms),
-            // Set once the index files are known (below).
-            reports: 0,
+        .then(|| {
+            // Checksums of 30 MB of output on a 10,000-page vault, and the clock window: side by
+            // side.
+            let ((digest, claims), window) = rayon::join(
+                || {
+                    rayon::join(
+                        || wiki_parse::pagecache::checksum(agent.as_bytes()),
+                        || match &claims {
+                            Ok(text) => wiki_parse::pagecache::checksum(text.as_bytes()),
+                            Err(current) => *current,
+                        },
+                    )
+                },
+                || crate::cache::validity_of(&order, now_ms),
+            );
+            crate::reuse::Recorded {
+                digest,
+                claims,
+                window,
+                // Set once the index files are known (below).
+                reports: 0,
+            }
         });
     t = trace("digest (record)", t);
     // Written last (after the indexes): derived files stay out of the commit, and keeping them at
