@@ -35,7 +35,7 @@ pub fn title_order<'a>(pages: impl IntoIterator<Item = &'a PageInfo>) -> Vec<&'a
 
 /// Sort `items` into title order by the page each one stands for (`page`): one sort by title,
 /// scan order only among equal titles (the same order as scan order then a stable title sort).
-pub fn sort_title_order<T>(items: &mut Vec<T>, page: impl Fn(&T) -> &PageInfo) {
+pub fn sort_title_order<T: Sync>(items: &mut Vec<T>, page: impl Fn(&T) -> &PageInfo + Sync) {
     sort_by_locale_then(items, |t| &page(t).title, |a, b| scan_cmp(page(a), page(b)));
 }
 
