@@ -778,9 +778,8 @@ fn memory_state_is_recorded_for_the_next_command() {
     let v = rich_vault("native");
     assert!(!v.exists(".openclaw-wiki/tmp"));
     let run_with = |args: &[&str], huge_pages: Option<&str>| {
-        let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki"));
-        cmd.args(args).current_dir(&v.root);
-        wiki_testkit::isolate(&mut cmd, v.home());
+        let mut cmd = v.command("wiki");
+        cmd.args(args);
         if let Some(setting) = huge_pages {
             cmd.env("WIKI_HUGE_PAGES", setting);
         }
@@ -824,15 +823,12 @@ fn memory_state_is_recorded_for_the_next_command() {
     set_state("huge-pages 0 streak 2\n", -60);
     run_with(&["compile", "--check"], None).expect_code(0);
     let op = br#"{"op":"add_question","page":"entities/alpha.md","question":"Dry?"}"#;
-    let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki-apply"));
-    cmd.arg("--dry-run").current_dir(&v.root);
-    wiki_testkit::isolate(&mut cmd, v.home());
+    let mut cmd = v.command("wiki-apply");
+    cmd.arg("--dry-run");
     wiki_testkit::output(cmd, Some(op)).expect_code(0);
     assert_eq!(v.read(STATE), "huge-pages 0 streak 2\n");
     // An operation records its run.
-    let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki-apply"));
-    cmd.current_dir(&v.root);
-    wiki_testkit::isolate(&mut cmd, v.home());
+    let mut cmd = v.command("wiki-apply");
     cmd.env("WIKI_HUGE_PAGES", "off");
     wiki_testkit::output(cmd, Some(op)).expect_code(0);
     assert_eq!(v.read(STATE), "huge-pages 0 streak 3\n");
@@ -894,9 +890,7 @@ fn large_caches_are_read_mapped_and_spliced_exactly() {
         .map(|rel| std::fs::read(v.path(rel)).ok())
     };
     let cache_before = cache_files();
-    let mut cmd = std::process::Command::new(wiki_testkit::bin("wiki-apply"));
-    cmd.current_dir(&v.root);
-    wiki_testkit::isolate(&mut cmd, v.home());
+    let mut cmd = v.command("wiki-apply");
     cmd.env("WIKI_COMPILE_TRACE", "1");
     let run = wiki_testkit::output(cmd, Some(ops.as_bytes()));
     run.expect_code(0);
