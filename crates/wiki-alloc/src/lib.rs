@@ -38,9 +38,14 @@ const PURGE_DELAY_MS: std::ffi::c_long = 10;
 /// Allocator settings, before the program allocates much (see [`PURGE_DELAY_MS`]). An explicit
 /// `MIMALLOC_PURGE_DELAY` in the environment wins.
 pub fn configure() {
+    set_purge_delay(PURGE_DELAY_MS);
+}
+
+/// Set mimalloc's purge delay to `ms` unless `MIMALLOC_PURGE_DELAY` is in the environment.
+fn set_purge_delay(ms: std::ffi::c_long) {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one integer option; called at the start of `main`, before other threads.
-        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS) }
+        // SAFETY: sets one integer option (mimalloc reads it at each purge decision).
+        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, ms) }
     }
 }
 
@@ -56,10 +61,7 @@ const BATCH_PURGE_DELAY_MS: std::ffi::c_long = 250;
 /// batches do not call it (a batch of 1,000 mixed operations peaked at 329 MB with it, ~270 MB
 /// without). An explicit `MIMALLOC_PURGE_DELAY` in the environment wins.
 pub fn keep_freed_memory() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one integer option (read by mimalloc at each purge decision).
-        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, BATCH_PURGE_DELAY_MS) }
-    }
+    set_purge_delay(BATCH_PURGE_DELAY_MS);
 }
 
 /// For commands about to touch a whole vault's worth of memory at once (a compile without a

@@ -400,12 +400,32 @@ pub fn compile_in_vault(
         }
     };
     let result = compile_cached(snapshot, opts, cache);
+    save_parse_cache_or_warn(
+        vault_dir,
+        &result,
+        cache,
+        snapshot,
+        program,
+        "save parse cache",
+    );
+    result
+}
+
+/// [`save_parse_cache`], traced as `phase`; a failure is only a warning of `program` (a cache
+/// that cannot be saved costs time later, nothing else).
+fn save_parse_cache_or_warn(
+    vault_dir: &std::path::Path,
+    result: &CompileResult,
+    cache: &ParseCache,
+    snapshot: &Snapshot,
+    program: &str,
+    phase: &str,
+) {
     let t = std::time::Instant::now();
-    if let Err(e) = save_parse_cache(vault_dir, &result, cache, snapshot) {
+    if let Err(e) = save_parse_cache(vault_dir, result, cache, snapshot) {
         wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
     }
-    trace("save parse cache", t);
-    result
+    trace(phase, t);
 }
 
 /// The parse-cache save of [`compile_in_vault_saving_aside`], running on its own thread.
@@ -433,11 +453,8 @@ pub fn compile_in_vault_saving_aside(
     let changes = std::mem::take(&mut result.changes);
     let vault_dir = vault_dir.to_path_buf();
     let save = move || {
-        let t = std::time::Instant::now();
-        if let Err(e) = save_parse_cache(&vault_dir, &result, &cache, &snapshot) {
-            wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
-        }
-        trace("save parse cache (aside)", t);
+        let phase = "save parse cache (aside)";
+        save_parse_cache_or_warn(&vault_dir, &result, &cache, &snapshot, program, phase);
         wiki_cli::drop_later((snapshot, result, cache));
     };
     match std::thread::Builder::new()

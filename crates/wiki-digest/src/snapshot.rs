@@ -32,6 +32,7 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
+use wiki_parse::mapped::FileBytes;
 use wiki_parse::pagecache::{FileStat, ParseCache};
 use wiki_parse::vault::{self, VaultPages};
 use wiki_parse::{Page, PageError, PageKind};
@@ -118,7 +119,7 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
             Ok(m) if m.is_file() && crate::derived::is_derived(rel) => {
                 wiki_parse::mapped::read(&abs)
-                    .map(|bytes| Some((rel, Content::File(Arc::new(bytes)))))
+                    .map(|bytes| Some((rel, Content::bytes(bytes))))
                     .map_err(|source| SnapshotError::Io { path: abs, source })
             }
             Ok(m) if m.is_file() => std::fs::read(&abs)
@@ -141,13 +142,12 @@ pub fn tracks(path: &str) -> bool {
 /// The content of a snapshot file.
 #[derive(Debug, Clone)]
 enum Content {
-    /// Bytes in memory, with their blob id when it is known (read from disk and hashed). A
-    /// shared `Vec` (not `Arc<[u8]>`): taking a file's buffer copies nothing.
-    Bytes(Arc<Vec<u8>>, Option<Arc<str>>),
+    /// Bytes in memory or mapped (the derived caches: [`wiki_parse::mapped`]), with their blob
+    /// id when it is known (read from disk and hashed). A file read into a `Vec` is kept as it
+    /// is: taking its buffer copies nothing.
+    Bytes(Arc<FileBytes>, Option<Arc<str>>),
     /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
     OnDisk(Arc<OnDisk>),
-    /// A derived cache file, read or mapped whole ([`wiki_parse::mapped`]).
-    File(Arc<wiki_parse::mapped::FileBytes>),
 }
 
 #[derive(Debug)]
@@ -158,14 +158,13 @@ struct OnDisk {
 }
 
 impl Content {
-    fn bytes(b: Vec<u8>) -> Content {
-        Content::Bytes(Arc::new(b), None)
+    fn bytes(b: impl Into<FileBytes>) -> Content {
+        Content::Bytes(Arc::new(b.into()), None)
     }
 
     fn get(&self) -> Option<&[u8]> {
         match self {
             Content::Bytes(b, _) => Some(b),
-            Content::File(b) => Some(b),
             Content::OnDisk(d) => d
                 .bytes
                 .get_or_init(|| std::fs::read(&d.abs).ok())
@@ -177,7 +176,6 @@ impl Content {
     fn known_blob(&self) -> Option<&str> {
         match self {
             Content::Bytes(_, id) => id.as_deref(),
-            Content::File(_) => None,
             Content::OnDisk(d) => Some(&d.blob),
         }
     }
@@ -298,7 +296,7 @@ impl Snapshot {
                     Some(st) => {
                         let blob = wiki_parse::page::git_blob_id(&bytes);
                         let raw = wiki_parse::pagecache::hex_to_raw(&blob);
-                        let content = Content::Bytes(Arc::new(bytes), Some(Arc::from(blob)));
+                        let content = Content::Bytes(Arc::new(bytes.into()), Some(Arc::from(blob)));
                         Ok((f.path.clone(), content, raw.map(|r| (st, r))))
                     }
                     None => Ok((f.path.clone(), Content::bytes(bytes), None)),
@@ -406,7 +404,7 @@ impl Snapshot {
     fn vouched(&self, path: &str) -> Option<(&ParseCache, &str)> {
         match self.files.get(path)? {
             Content::OnDisk(d) => Some((self.cache.as_deref()?, &d.blob)),
-            Content::Bytes(..) | Content::File(_) => None,
+            Content::Bytes(..) => None,
         }
     }
 

@@ -844,17 +844,16 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
 fn invalidate_cache_tree(root: &mut gix::index::extension::Tree, repo_path: &[u8]) {
     let mut node = root;
     let mut components = repo_path.split(|b| *b == b'/').peekable();
-    node.num_entries = None;
     while let Some(name) = components.next() {
+        node.num_entries = None;
         if components.peek().is_none() {
             node.children.retain(|c| c.name.as_slice() != name);
             return;
         }
-        let Some(child) = node.children.iter_mut().find(|c| c.name.as_slice() == name) else {
-            return;
-        };
-        child.num_entries = None;
-        node = child;
+        match node.children.iter_mut().find(|c| c.name.as_slice() == name) {
+            Some(child) => node = child,
+            None => return,
+        }
     }
 }
 
