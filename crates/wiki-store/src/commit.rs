@@ -377,25 +377,37 @@ impl Store {
         tip_tree: Option<ObjectId>,
         req: &'r CommitRequest<'_>,
     ) -> Result<Vec<(&'r str, Disk)>> {
-        let mut out = Vec::new();
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
-        let vault_dir = self.vault_dir.as_path();
-        let disks = worktree::par_map(req.changes, |change| {
-            worktree::read_disk(vault_dir, &change.path).map(|disk| {
-                let id = disk.id();
-                (disk, id)
-            })
-        });
-        for (change, disk) in req.changes.iter().zip(disks) {
+        let mut work = Vec::with_capacity(req.changes.len());
+        for change in req.changes {
+            let repo_path = self.repo_path(&change.path);
             let committed = match &mut tree {
-                Some(t) => t
-                    .lookup(&self.repo_path(&change.path))?
-                    .filter(Entry::is_file)
-                    .map(|e| e.id),
+                Some(t) => t.lookup(&repo_path)?.filter(Entry::is_file).map(|e| e.id),
                 None => None,
             };
-            let (disk, disk_id) = disk?;
-            if disk_id != committed {
+            work.push((change, repo_path, committed));
+        }
+        // Files the index vouches for (unchanged since it recorded the committed blob) are not
+        // read: a commit that rewrites the megabytes of a dashboard read them back otherwise.
+        let index = match work.iter().any(|(_, _, committed)| committed.is_some()) {
+            true => worktree::IndexVouch::load(repo)?,
+            false => None,
+        };
+        let vault_dir = self.vault_dir.as_path();
+        let disks = worktree::par_map(&work, |(change, repo_path, committed)| {
+            if let (Some(index), Some(id)) = (&index, committed)
+                && let Ok(meta) =
+                    gix::index::fs::Metadata::from_path_no_follow(&vault_dir.join(&change.path))
+                && index.vouches(repo_path, &meta, *id)
+            {
+                return Ok(None);
+            }
+            let disk = worktree::read_disk(vault_dir, &change.path)?;
+            Ok((disk.id() != *committed).then_some(disk))
+        });
+        let mut out = Vec::new();
+        for ((change, _, _), disk) in work.iter().zip(disks) {
+            if let Some(disk) = disk? {
                 out.push((change.path.as_str(), disk));
             }
         }

@@ -44,7 +44,11 @@
 //!    `Wiki-Human-Edit: <path>` trailer per path. Human edits are therefore never lost and never
 //!    folded into a tool commit; the tool commit follows on top of it. Hand edits to paths that are
 //!    *not* in the change set are left alone (modified and uncommitted), and so is everything the
-//!    user staged for other paths;
+//!    user staged for other paths. A file is not read back when the index vouches for it as
+//!    `git status` would: its entry has the tip's blob, the file's exact stat data (times to the
+//!    nanosecond, change time included, size, inode, owner), and the index file is younger than
+//!    the file (not "racily clean"); the index read here serves step 6 of the same commit while
+//!    its file is unchanged;
 //! 3. write a small journal `.openclaw-wiki/locks/pending.json` (new commit id, parent, paths);
 //! 4. write the objects and compare-and-swap the ref;
 //! 5. write each changed file atomically (temporary file `.wiki-store-<pid>-<n>.tmp` in the same

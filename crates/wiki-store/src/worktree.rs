@@ -780,15 +780,151 @@ pub(crate) struct IndexUpdate {
 
 /// Load the index (an empty one when the repository has none yet).
 pub(crate) fn load_index(repo: &gix::Repository) -> Result<gix::index::File> {
+    load_index_kept(repo).map(|(index, _)| index)
+}
+
+/// Which file an index was read from: its stat data taken before reading it. The index is only
+/// ever replaced by a rename (git's and our lock files), which gives it a new inode, so an
+/// unchanged identity means unchanged content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IndexIdentity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl IndexIdentity {
+    fn of(path: &Path) -> Option<IndexIdentity> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = std::fs::symlink_metadata(path).ok()?;
+            Some(IndexIdentity {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                len: meta.len(),
+                mtime: (meta.mtime(), meta.mtime_nsec()),
+                ctime: (meta.ctime(), meta.ctime_nsec()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
+/// The indexes the human-edit checks of this process read ([`IndexVouch`]), for the index update
+/// of the same commit: used when its file is still the one it was read from, never after the
+/// index was written.
+static KEPT_INDEX: std::sync::Mutex<Vec<(IndexIdentity, gix::index::File)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// At most this many kept indexes (of different repositories) at a time.
+const KEPT_MAX: usize = 4;
+
+/// The kept index of the file at `path`, removed from [`KEPT_INDEX`].
+fn take_kept(path: &Path) -> Option<(IndexIdentity, gix::index::File)> {
+    let mut kept = KEPT_INDEX
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let at = kept.iter().position(|(_, index)| index.path() == path)?;
+    Some(kept.remove(at))
+}
+
+/// [`load_index`], taking the index [`IndexVouch`] kept when its file did not change since, and
+/// the identity of the file read (`None`: no index file, or no identity on this platform).
+fn load_index_kept(repo: &gix::Repository) -> Result<(gix::index::File, Option<IndexIdentity>)> {
     let path = repo.index_path();
+    let identity = IndexIdentity::of(&path);
+    if let (Some((was, index)), Some(now)) = (take_kept(&path), identity)
+        && was == now
+    {
+        return Ok((index, identity));
+    }
     if path.exists() {
-        repo.open_index()
-            .git_ctx(|| format!("read index {}", path.display()))
+        let index = repo
+            .open_index()
+            .git_ctx(|| format!("read index {}", path.display()))?;
+        Ok((index, identity))
     } else {
-        Ok(gix::index::File::from_state(
-            gix::index::State::new(repo.object_hash()),
-            path,
-        ))
+        let state = gix::index::State::new(repo.object_hash());
+        Ok((gix::index::File::from_state(state, path), None))
+    }
+}
+
+/// The index as the human-edit check reads it: a work-tree file that the index says holds the
+/// blob a commit expects is not read back (see [`IndexVouch::vouches`]). Dropped, it is kept
+/// for the index update of the same commit (see [`KEPT_INDEX`]).
+pub(crate) struct IndexVouch {
+    index: Option<gix::index::File>,
+    identity: Option<IndexIdentity>,
+}
+
+impl Drop for IndexVouch {
+    fn drop(&mut self) {
+        if let (Some(index), Some(identity)) = (self.index.take(), self.identity) {
+            drop(take_kept(index.path()));
+            let mut kept = KEPT_INDEX
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if kept.len() >= KEPT_MAX {
+                kept.remove(0);
+            }
+            kept.push((identity, index));
+        }
+    }
+}
+
+impl IndexVouch {
+    /// The repository's index, or `None` when it has none.
+    pub(crate) fn load(repo: &gix::Repository) -> Result<Option<IndexVouch>> {
+        if !repo.index_path().exists() {
+            return Ok(None);
+        }
+        let (index, identity) = load_index_kept(repo)?;
+        Ok(Some(IndexVouch {
+            index: Some(index),
+            identity,
+        }))
+    }
+
+    /// Whether the regular file with stat data `meta` at `repo_path` holds the blob `id`, by the
+    /// index alone, as `git status` decides without reading a file: the index's (unmerged-free)
+    /// entry for the path has blob `id`, the same stat data (times to the nanosecond, size,
+    /// inode, owner), no flag asking to skip the check, and was written after the file was last
+    /// changed (an entry the index file is not strictly younger than is "racily clean": a write
+    /// in the same clock tick would not have changed the times, so it is read).
+    pub(crate) fn vouches(
+        &self,
+        repo_path: &str,
+        meta: &gix::index::fs::Metadata,
+        id: ObjectId,
+    ) -> bool {
+        use gix::index::entry::{Flags, Mode, Stat, stat};
+        let Some(index) = &self.index else {
+            return false;
+        };
+        let Some(entry) = index.entry_by_path(repo_path.as_bytes().as_bstr()) else {
+            return false;
+        };
+        let opts = stat::Options {
+            trust_ctime: true,
+            check_stat: true,
+            use_nsec: true,
+            use_stdev: false,
+        };
+        let skip = Flags::ASSUME_VALID | Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD;
+        meta.is_file()
+            && entry.id == id
+            && entry.stage_raw() == 0
+            && matches!(entry.mode, Mode::FILE | Mode::FILE_EXECUTABLE)
+            && !entry.flags.intersects(skip)
+            && Stat::from_fs(meta).is_ok_and(|st| entry.stat.matches(&st, opts))
+            && !entry.stat.is_racy(index.timestamp(), opts)
     }
 }
 
@@ -860,6 +996,102 @@ fn invalidate_cache_tree(root: &mut gix::index::extension::Tree, repo_path: &[u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .args(args)
+            .output()
+            .expect("spawn git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// Set a file's modification time to `at`.
+    fn set_mtime(path: &Path, at: std::time::SystemTime) {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("open");
+        f.set_times(std::fs::FileTimes::new().set_modified(at))
+            .expect("set times");
+    }
+
+    #[test]
+    fn the_index_vouches_only_for_files_it_saw_unchanged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        let file = root.join("page.md");
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(100);
+        std::fs::write(&file, "alpha\n").expect("write");
+        set_mtime(&file, past);
+        git(root, &["add", "page.md"]);
+        let repo = gix::open(root).expect("open repo");
+        let id = blob_id(b"alpha\n");
+        let meta = || gix::index::fs::Metadata::from_path_no_follow(&file).expect("stat");
+        let vouch = IndexVouch::load(&repo).expect("load").expect("an index");
+        assert!(vouch.vouches("page.md", &meta(), id));
+        assert!(!vouch.vouches("page.md", &meta(), blob_id(b"other\n")));
+        assert!(!vouch.vouches("missing.md", &meta(), id));
+        drop(vouch);
+
+        // Same size, the modification time put back: the change time still tells.
+        std::fs::write(&file, "alphb\n").expect("write");
+        set_mtime(&file, past);
+        let vouch = IndexVouch::load(&repo).expect("load").expect("an index");
+        assert!(!vouch.vouches("page.md", &meta(), id));
+        drop(vouch);
+
+        // Racily clean: an index file not younger than the file proves nothing. (Git compares
+        // whole seconds: it would take the edit above for no change, so the entry is re-added.)
+        git(root, &["rm", "-q", "--cached", "page.md"]);
+        git(root, &["add", "page.md"]);
+        let id = blob_id(b"alphb\n");
+        let index_file = root.join(".git").join("index");
+        let vouch = IndexVouch::load(&repo).expect("load").expect("an index");
+        assert!(vouch.vouches("page.md", &meta(), id));
+        drop(vouch);
+        set_mtime(&index_file, past - std::time::Duration::from_secs(1));
+        let vouch = IndexVouch::load(&repo).expect("load").expect("an index");
+        assert!(!vouch.vouches("page.md", &meta(), id));
+    }
+
+    #[test]
+    fn a_kept_index_is_used_only_while_its_file_is_unchanged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.md"), "a\n").expect("write");
+        git(root, &["add", "a.md"]);
+        let repo = gix::open(root).expect("open repo");
+        let entries = |index: &gix::index::File| {
+            index
+                .entries()
+                .iter()
+                .map(|e| e.path(index).to_string())
+                .collect::<Vec<_>>()
+        };
+        drop(IndexVouch::load(&repo).expect("load"));
+        // Replaced since (as `git add` does, by a rename): read again.
+        std::fs::write(root.join("b.md"), "b\n").expect("write");
+        git(root, &["add", "b.md"]);
+        assert_eq!(entries(&load_index(&repo).expect("load")), ["a.md", "b.md"]);
+        // Kept, unchanged: taken once (the next load reads the file).
+        drop(IndexVouch::load(&repo).expect("load"));
+        let index_path = repo.index_path();
+        let kept = |path: &Path| {
+            let kept = KEPT_INDEX.lock().expect("lock");
+            kept.iter().any(|(_, index)| index.path() == path)
+        };
+        assert!(kept(&index_path));
+        assert_eq!(entries(&load_index(&repo).expect("load")), ["a.md", "b.md"]);
+        assert!(!kept(&index_path));
+    }
 
     fn temps_in(dir: &Path) -> Vec<String> {
         let mut found = Vec::new();

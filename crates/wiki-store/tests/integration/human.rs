@@ -106,3 +106,41 @@ fn hand_edit_then_tool_writes_the_committed_content() {
         vec!["rewrite", "Record human edits before test", "initial"]
     );
 }
+
+#[test]
+fn a_same_size_hand_edit_after_a_tool_commit_is_recorded() {
+    // The tool's commit leaves index entries that vouch for its files (their stat data): a hand
+    // edit keeping the size and putting the modification time back still changes the change
+    // time, so it is read and recorded, not overwritten.
+    let f = Fixture::repo_with(&[("page.md", "aaaa\n"), ("big.md", "x\n")]);
+    let store = f.store();
+    let big = "row\n".repeat(300_000);
+    let changes = [w("page.md", "bbbb\n"), w("big.md", &big)];
+    let first = store.commit(&req(&changes, "tool")).expect("commit");
+    assert!(first.human_commit.is_none());
+    let mtime = std::fs::metadata(f.path("page.md"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    f.write("page.md", "cccc\n");
+    std::fs::File::options()
+        .write(true)
+        .open(f.path("page.md"))
+        .and_then(|file| file.set_times(std::fs::FileTimes::new().set_modified(mtime)))
+        .expect("set mtime");
+    let changes = [w("page.md", "dddd\n"), w("big.md", &format!("{big}more\n"))];
+    let out = store.commit(&req(&changes, "tool again")).expect("commit");
+    let human = out.human_commit.expect("the hand edit is recorded");
+    assert_eq!(
+        f.git(&[
+            "diff",
+            "--name-only",
+            &first.commit.expect("c").to_string(),
+            &human.to_string()
+        ]),
+        "page.md\n"
+    );
+    assert_eq!(f.show(&format!("{human}:page.md")), "cccc\n");
+    assert_eq!(f.show("HEAD:page.md"), "dddd\n");
+    assert_eq!(f.status(), "");
+    f.fsck();
+}
