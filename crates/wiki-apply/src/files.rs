@@ -94,10 +94,11 @@ impl<'a> SnapshotFiles<'a> {
         }
     }
 
-    /// The work tree of the vault at `root`.
-    pub fn worktree(root: PathBuf) -> Result<SnapshotFiles<'static>> {
-        let snap =
-            Snapshot::from_worktree_cached(&root).map_err(|e| Error::Runtime(e.to_string()))?;
+    /// The work tree of the vault at `root` (`store`: its repository, for the blob ids the git
+    /// index vouches for).
+    pub fn worktree(root: PathBuf, store: &Store) -> Result<SnapshotFiles<'static>> {
+        let snap = Snapshot::from_worktree_cached_with(&root, Some(store))
+            .map_err(|e| Error::Runtime(e.to_string()))?;
         Ok(SnapshotFiles::new(snap, Untracked::Worktree(root)))
     }
 

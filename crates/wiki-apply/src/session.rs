@@ -114,7 +114,10 @@ impl Session {
     /// commit `base`.
     pub fn files(&self, base: Option<ObjectId>) -> Result<Box<dyn VaultFiles + '_>> {
         if self.checked_out {
-            Ok(Box::new(SnapshotFiles::worktree(self.vault.clone())?))
+            Ok(Box::new(SnapshotFiles::worktree(
+                self.vault.clone(),
+                &self.store,
+            )?))
         } else {
             Ok(Box::new(SnapshotFiles::commit(&self.store, base)?))
         }

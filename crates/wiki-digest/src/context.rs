@@ -276,7 +276,8 @@ impl VaultContext {
                     None => self.store.resolve("HEAD").ok(),
                 };
                 if trust_cache {
-                    Snapshot::from_worktree_cached(&self.root).map_err(to_cli)
+                    Snapshot::from_worktree_cached_with(&self.root, Some(&self.store))
+                        .map_err(to_cli)
                 } else {
                     Snapshot::from_worktree(&self.root).map_err(to_cli)
                 }

@@ -200,6 +200,11 @@ impl Default for Snapshot {
     }
 }
 
+/// Pages from this size on get their blob id from the git index when it vouches for them
+/// ([`Snapshot::from_worktree_cached_with`]); smaller ones are hashed (as cheap as the stat and
+/// the lookup).
+const INDEXED_MIN_BYTES: u64 = 64 * 1024;
+
 impl Snapshot {
     /// An empty snapshot.
     pub fn new() -> Snapshot {
@@ -230,14 +235,26 @@ impl Snapshot {
     /// Read the work tree of the vault at `vault_dir` (pages read in parallel; symbolic links
     /// are never followed).
     pub fn from_worktree(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
-        Snapshot::read_worktree(vault_dir, || None)
+        Snapshot::read_worktree(vault_dir, || None, None)
     }
 
     /// [`Snapshot::from_worktree`] with the vault's parse cache: pages whose stat data the cache
     /// recorded and still matches are not read (see the module docs). The cache is kept for
     /// the compile ([`Snapshot::parse_cache`]).
     pub fn from_worktree_cached(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
-        Snapshot::read_worktree(vault_dir, || Some(Arc::new(ParseCache::load(vault_dir))))
+        Snapshot::from_worktree_cached_with(vault_dir, None)
+    }
+
+    /// [`Snapshot::from_worktree_cached`] where `store` (the vault's) gives the blob ids of the
+    /// large files it reads when the git index vouches for them ([`wiki_store::IndexBlobs`]):
+    /// the dashboards the last operation rewrote are then not hashed to find their parse-cache
+    /// entries. The index is read once (a commit that follows reads it from memory).
+    pub fn from_worktree_cached_with(
+        vault_dir: &Path,
+        store: Option<&wiki_store::Store>,
+    ) -> Result<Snapshot, SnapshotError> {
+        let cache = || Some(Arc::new(ParseCache::load(vault_dir)));
+        Snapshot::read_worktree(vault_dir, cache, store)
     }
 
     /// Read the work tree; `cache` loads the parse cache (alongside the directory scan and the
@@ -245,6 +262,7 @@ impl Snapshot {
     fn read_worktree(
         vault_dir: &Path,
         cache: impl FnOnce() -> Option<Arc<ParseCache>> + Send,
+        store: Option<&wiki_store::Store>,
     ) -> Result<Snapshot, SnapshotError> {
         // Stat data is recorded only for files whose times are settled before this instant.
         let now = std::time::SystemTime::now()
@@ -256,6 +274,24 @@ impl Snapshot {
         });
         let listed = started.elapsed();
         let page_files = page_files?;
+        let index = store.and_then(wiki_store::Store::index_blobs);
+        let indexed_count = std::sync::atomic::AtomicUsize::new(0);
+        let read_page = |f: &wiki_parse::vault::PageFile, len: u64| match index
+            .as_ref()
+            .filter(|_| len >= INDEXED_MIN_BYTES)
+        {
+            Some(index) => {
+                let mut file = std::fs::File::open(&f.abs)?;
+                let mut bytes = Vec::with_capacity(len as usize + 1);
+                std::io::Read::read_to_end(&mut file, &mut bytes)?;
+                let id = index.blob_id(&f.path, &file).map(|id| id.to_string());
+                if id.is_some() {
+                    indexed_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok::<_, std::io::Error>((bytes, id))
+            }
+            None => Ok((std::fs::read(&f.abs)?, None)),
+        };
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
         let results: Vec<Result<Read, PageError>> = page_files
             .par_iter()
@@ -288,18 +324,23 @@ impl Snapshot {
                     }));
                     return Ok((f.path.clone(), content, Some((*st, raw))));
                 }
-                let bytes = std::fs::read(&f.abs).map_err(|e| err(format!("cannot read: {e}")))?;
+                let (bytes, indexed) =
+                    read_page(f, meta.len()).map_err(|e| err(format!("cannot read: {e}")))?;
                 // Settled pages the parse cache can hold (not reports) are hashed now (the parse
                 // reuses the id) so that the cache can record their stat data with the blob id
                 // of exactly these bytes.
                 match stat.filter(|_| PageKind::from_path(&f.path) != Some(PageKind::Report)) {
                     Some(st) => {
-                        let blob = wiki_parse::page::git_blob_id(&bytes);
+                        let blob = indexed.unwrap_or_else(|| wiki_parse::page::git_blob_id(&bytes));
                         let raw = wiki_parse::pagecache::hex_to_raw(&blob);
                         let content = Content::Bytes(Arc::new(bytes.into()), Some(Arc::from(blob)));
                         Ok((f.path.clone(), content, raw.map(|r| (st, r))))
                     }
-                    None => Ok((f.path.clone(), Content::bytes(bytes), None)),
+                    None => {
+                        let content =
+                            Content::Bytes(Arc::new(bytes.into()), indexed.map(Arc::from));
+                        Ok((f.path.clone(), content, None))
+                    }
                 }
             })
             .collect();
@@ -337,8 +378,9 @@ impl Snapshot {
             wiki_cli::warn(
                 "trace",
                 &format!(
-                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled), {} other files; cache, listing and other files {:.1} ms, then stat data {:.1} ms (assembled in {:.1} ms)",
+                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled, {} blob ids from the git index), {} other files; cache, listing and other files {:.1} ms, then stat data {:.1} ms (assembled in {:.1} ms)",
                     snap.disk.len(),
+                    indexed_count.into_inner(),
                     snap.files.len() - pages,
                     listed.as_secs_f64() * 1e3,
                     (started.elapsed() - listed).as_secs_f64() * 1e3,

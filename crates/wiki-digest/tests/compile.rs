@@ -923,3 +923,59 @@ fn large_caches_are_read_mapped_and_spliced_exactly() {
     // The hand edit is the human's to commit (compile wrote other files only).
     assert_eq!(v.status(), " M entities/big-42.md\n");
 }
+
+#[test]
+fn large_pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
+    let v = init_vault(&[]);
+    let filler = "Shards replay the journal on restart and keep their owner. ".repeat(1400);
+    let fm = [
+        "id: entity.big",
+        "title: Big",
+        "pageType: entity",
+        "claims:",
+        "  - id: claim.big.a",
+        "    text: Original wording here",
+        "    status: supported",
+    ];
+    v.write("entities/big.md", page(&fm, &filler));
+    v.write(
+        "entities/small.md",
+        page(&["id: entity.small", "title: Small"], "Small.\n"),
+    );
+    v.commit_all("pages");
+    compile(&v, &[]).expect_code(0);
+    // The entry re-added well after the file's last write: not racily clean on any clock.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    v.git(&["rm", "-q", "--cached", "entities/big.md"]);
+    v.git(&["add", "entities/big.md"]);
+    let op = |question: &str| {
+        let mut cmd = v.command("wiki-apply");
+        cmd.env("WIKI_COMPILE_TRACE", "1");
+        let stdin =
+            format!(r#"{{"op":"add_question","page":"entity.small","question":"{question}"}}"#);
+        let run = wiki_testkit::output(cmd, Some(format!("{stdin}\n").as_bytes()));
+        run.expect_code(0);
+        run.stderr
+    };
+    let indexed = |stderr: &str| {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("trace: snapshot: "))
+            .unwrap_or_else(|| panic!("no snapshot trace in\n{stderr}"))
+            .to_string();
+        line.split(" blob ids from the git index")
+            .next()
+            .and_then(|s| s.rsplit(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no count in {line}"))
+    };
+    assert_eq!(indexed(&op("First?")), 1);
+    // A hand edit keeping the size and the modification time: the index no longer vouches
+    // (change time), the page is hashed, and its new claim text is compiled.
+    v.edit_keeping_mtime("entities/big.md", "Original wording", "Replaced wording");
+    assert_eq!(indexed(&op("Second?")), 0);
+    let claims = v.read(".openclaw-wiki/cache/claims.jsonl");
+    assert!(claims.contains("Replaced wording here"), "{claims}");
+    assert!(!claims.contains("Original wording here"), "{claims}");
+    assert_eq!(v.git(&["status", "--porcelain"]), " M entities/big.md\n");
+}

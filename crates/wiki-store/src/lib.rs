@@ -555,6 +555,16 @@ impl Store {
         self.vault_dir.join(paths::LOCKS_DIR).join("write.lock")
     }
 
+    /// The blob ids the index vouches for (see [`IndexBlobs`]); `None` when the repository has
+    /// no index or it cannot be read (callers then hash what they read).
+    pub fn index_blobs(&self) -> Option<IndexBlobs> {
+        let vouch = worktree::IndexVouch::load(&self.repo()).ok()??;
+        Some(IndexBlobs {
+            vouch,
+            prefix: self.prefix.clone(),
+        })
+    }
+
     fn repo_path(&self, vault_path: &str) -> String {
         format!("{}{}", self.prefix, vault_path)
     }
@@ -564,6 +574,28 @@ impl Store {
         let name = config.string("user.name").map(|s| s.to_string());
         let email = config.string("user.email").map(|s| s.to_string());
         env::resolve_identity(&self.env, name, email, role)
+    }
+}
+
+/// The index of a vault's repository, read once, as a source of blob ids: a work-tree file the
+/// index vouches for, as `git status` decides it without reading the file (its entry has the
+/// file's exact stat data, change time included, and is not "racily clean"), holds the entry's
+/// blob. Readers of large files (the dashboards an operation rewrote) take the id from here
+/// instead of hashing megabytes. Dropped, the index is kept for the next commit of this process
+/// while its file is unchanged (its human-edit check reads the same index).
+pub struct IndexBlobs {
+    vouch: worktree::IndexVouch,
+    prefix: String,
+}
+
+impl IndexBlobs {
+    /// The blob id of the vault file `vault_path`, open as `file` (its stat data is taken from
+    /// the open file: take it after reading the bytes the id is for, so that a write during
+    /// the read shows), when the index vouches for it.
+    pub fn blob_id(&self, vault_path: &str, file: &std::fs::File) -> Option<ObjectId> {
+        let meta = gix::index::fs::Metadata::from_file(file).ok()?;
+        self.vouch
+            .vouched_id(&format!("{}{vault_path}", self.prefix), &meta)
     }
 }
 

@@ -904,13 +904,19 @@ impl IndexVouch {
         meta: &gix::index::fs::Metadata,
         id: ObjectId,
     ) -> bool {
+        self.vouched_id(repo_path, meta) == Some(id)
+    }
+
+    /// The blob the regular file with stat data `meta` at `repo_path` holds, when the index
+    /// vouches for it (see [`IndexVouch::vouches`]).
+    pub(crate) fn vouched_id(
+        &self,
+        repo_path: &str,
+        meta: &gix::index::fs::Metadata,
+    ) -> Option<ObjectId> {
         use gix::index::entry::{Flags, Mode, Stat, stat};
-        let Some(index) = &self.index else {
-            return false;
-        };
-        let Some(entry) = index.entry_by_path(repo_path.as_bytes().as_bstr()) else {
-            return false;
-        };
+        let index = self.index.as_ref()?;
+        let entry = index.entry_by_path(repo_path.as_bytes().as_bstr())?;
         let opts = stat::Options {
             trust_ctime: true,
             check_stat: true,
@@ -918,13 +924,13 @@ impl IndexVouch {
             use_stdev: false,
         };
         let skip = Flags::ASSUME_VALID | Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD;
-        meta.is_file()
-            && entry.id == id
+        let vouched = meta.is_file()
             && entry.stage_raw() == 0
             && matches!(entry.mode, Mode::FILE | Mode::FILE_EXECUTABLE)
             && !entry.flags.intersects(skip)
             && Stat::from_fs(meta).is_ok_and(|st| entry.stat.matches(&st, opts))
-            && !entry.stat.is_racy(index.timestamp(), opts)
+            && !entry.stat.is_racy(index.timestamp(), opts);
+        vouched.then_some(entry.id)
     }
 }
 
