@@ -200,11 +200,6 @@ impl Default for Snapshot {
     }
 }
 
-/// Pages from this size on get their blob id from the git index when it vouches for them
-/// ([`Snapshot::from_worktree_cached_with`]); smaller ones are hashed (as cheap as the stat and
-/// the lookup).
-const INDEXED_MIN_BYTES: u64 = 64 * 1024;
-
 impl Snapshot {
     /// An empty snapshot.
     pub fn new() -> Snapshot {
@@ -246,9 +241,10 @@ impl Snapshot {
     }
 
     /// [`Snapshot::from_worktree_cached`] where `store` (the vault's) gives the blob ids of the
-    /// large files it reads when the git index vouches for them ([`wiki_store::IndexBlobs`]):
-    /// the dashboards the last operation rewrote are then not hashed to find their parse-cache
-    /// entries. The index is read once (a commit that follows reads it from memory).
+    /// files it reads when the git index vouches for them ([`wiki_store::IndexBlobs`]): the
+    /// dashboards the last operation rewrote (megabytes) and the pages of a first compile are
+    /// then not hashed to find their parse-cache entries. The index is read once (a commit that
+    /// follows reads it from memory).
     pub fn from_worktree_cached_with(
         vault_dir: &Path,
         store: Option<&wiki_store::Store>,
@@ -276,10 +272,10 @@ impl Snapshot {
         let page_files = page_files?;
         let index = store.and_then(wiki_store::Store::index_blobs);
         let indexed_count = std::sync::atomic::AtomicUsize::new(0);
-        let read_page = |f: &wiki_parse::vault::PageFile, len: u64| match index
-            .as_ref()
-            .filter(|_| len >= INDEXED_MIN_BYTES)
-        {
+        // With the index, a page is read from an open file whose stat data (taken after the
+        // read: a write during it shows) the index may vouch for: the same system calls as
+        // `std::fs::read`, and a lookup instead of hashing the bytes.
+        let read_page = |f: &wiki_parse::vault::PageFile, len: u64| match index.as_ref() {
             Some(index) => {
                 let mut file = std::fs::File::open(&f.abs)?;
                 let mut bytes = Vec::with_capacity(len as usize + 1);

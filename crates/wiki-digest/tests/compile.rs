@@ -925,7 +925,7 @@ fn large_caches_are_read_mapped_and_spliced_exactly() {
 }
 
 #[test]
-fn large_pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
+fn pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
     let v = init_vault(&[]);
     let filler = "Shards replay the journal on restart and keep their owner. ".repeat(1400);
     let fm = [
@@ -944,24 +944,20 @@ fn large_pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
     );
     v.commit_all("pages");
     compile(&v, &[]).expect_code(0);
-    // The entry re-added well after the file's last write: not racily clean on any clock.
+    // An index written well after every file: no entry is racily clean, on any clock.
     std::thread::sleep(std::time::Duration::from_millis(50));
     v.git(&["rm", "-q", "--cached", "entities/big.md"]);
     v.git(&["add", "entities/big.md"]);
-    let op = |question: &str| {
-        let mut cmd = v.command("wiki-apply");
-        cmd.env("WIKI_COMPILE_TRACE", "1");
-        let stdin =
-            format!(r#"{{"op":"add_question","page":"entity.small","question":"{question}"}}"#);
-        let run = wiki_testkit::output(cmd, Some(format!("{stdin}\n").as_bytes()));
-        run.expect_code(0);
-        run.stderr
-    };
-    let indexed = |stderr: &str| {
-        let line = stderr
+    // How many blob ids a read-only command's snapshot took from the index.
+    let indexed = || {
+        let mut cmd = v.command("wiki");
+        cmd.args(["lint"]).env("WIKI_COMPILE_TRACE", "1");
+        let run = wiki_testkit::output(cmd, None);
+        let line = run
+            .stderr
             .lines()
             .find(|l| l.contains("trace: snapshot: "))
-            .unwrap_or_else(|| panic!("no snapshot trace in\n{stderr}"))
+            .unwrap_or_else(|| panic!("no snapshot trace in\n{}", run.stderr))
             .to_string();
         line.split(" blob ids from the git index")
             .next()
@@ -969,11 +965,16 @@ fn large_pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
             .and_then(|n| n.parse::<usize>().ok())
             .unwrap_or_else(|| panic!("no count in {line}"))
     };
-    assert_eq!(indexed(&op("First?")), 1);
-    // A hand edit keeping the size and the modification time: the index no longer vouches
-    // (change time), the page is hashed, and its new claim text is compiled.
+    // (How many depends on what the parse cache vouches for first, which changes as files
+    // settle: at least the two pages here.)
+    assert!(indexed() >= 2);
+    // A hand edit keeping the size and the modification time: the index no longer vouches for
+    // that page (its change time differs), which is hashed, and its new text is compiled (an
+    // index trusted on size and modification time alone would give the old blob id, whose
+    // parse-cache entry has the old text).
     v.edit_keeping_mtime("entities/big.md", "Original wording", "Replaced wording");
-    assert_eq!(indexed(&op("Second?")), 0);
+    let op = r#"{"op":"add_question","page":"entity.small","question":"Fresh?"}"#;
+    wiki_testkit::output(v.command("wiki-apply"), Some(op.as_bytes())).expect_code(0);
     let claims = v.read(".openclaw-wiki/cache/claims.jsonl");
     assert!(claims.contains("Replaced wording here"), "{claims}");
     assert!(!claims.contains("Original wording here"), "{claims}");
