@@ -387,6 +387,20 @@ pub fn compile_in_vault(
     reuse: bool,
     program: &str,
 ) -> CompileResult {
+    compile_in_vault_with(snapshot, opts, vault_dir, reuse, program, |_| ()).0
+}
+
+/// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
+/// cache is saved on another thread (a first compile of 10,000 pages saves ~50 ms of cache
+/// beside a commit that mostly waits for the file system).
+pub fn compile_in_vault_with<T>(
+    snapshot: &Snapshot,
+    opts: &CompileOptions,
+    vault_dir: &std::path::Path,
+    reuse: bool,
+    program: &str,
+    meanwhile: impl FnOnce(&CompileResult) -> T,
+) -> (CompileResult, T) {
     let loaded;
     let cache: &ParseCache = match (reuse, snapshot.parse_cache()) {
         (false, _) => {
@@ -400,15 +414,24 @@ pub fn compile_in_vault(
         }
     };
     let result = compile_cached(snapshot, opts, cache);
-    save_parse_cache_or_warn(
-        vault_dir,
-        &result,
-        cache,
-        snapshot,
-        program,
-        "save parse cache",
-    );
-    result
+    let out = std::thread::scope(|scope| {
+        let result = &result;
+        let save = move || {
+            let phase = "save parse cache";
+            save_parse_cache_or_warn(vault_dir, result, cache, snapshot, program, phase);
+        };
+        match std::thread::Builder::new()
+            .name("parse-cache-save".into())
+            .spawn_scoped(scope, save)
+        {
+            Ok(_) => meanwhile(result),
+            Err(_) => {
+                save();
+                meanwhile(result)
+            }
+        }
+    });
+    (result, out)
 }
 
 /// [`save_parse_cache`], traced as `phase`; a failure is only a warning of `program` (a cache
@@ -561,7 +584,8 @@ fn compile_inner(
     // 2. Related blocks (none to recompute when the scope is empty).
     let mut new_related: HashMap<usize, Option<u64>> = HashMap::new();
     if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
-        let updates: Vec<(usize, String)> = {
+        // New texts with their blob ids and Related checksums, all computed in parallel.
+        let updates: Vec<(usize, String, String, Option<u64>)> = {
             let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
             let order = title_order(infos.iter().copied());
             let rel = RelatedIndex::new(&order, linker);
@@ -580,14 +604,19 @@ fn compile_inner(
                     }
                     let body = rel.body(&page.path)?;
                     let updated = replace_managed_block(&page.text, &Block::related(), &body);
-                    (updated != page.text).then_some((i, updated))
+                    (updated != page.text).then(|| {
+                        let blob = git_blob_id(updated.as_bytes());
+                        let related = wiki_parse::pagecache::related_checksum(&updated);
+                        (i, updated, blob, related)
+                    })
                 })
                 .collect()
         };
-        for (i, text) in updates {
+        changes.reserve(updates.len());
+        for (i, text, blob, related) in updates {
             let page = &mut parsed_pages[i];
-            page.info.blob_id = git_blob_id(text.as_bytes());
-            new_related.insert(i, wiki_parse::pagecache::related_checksum(&text));
+            page.info.blob_id = blob;
+            new_related.insert(i, related);
             changes.push(Change::write(page.path.clone(), text));
         }
     }

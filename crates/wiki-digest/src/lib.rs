@@ -57,8 +57,8 @@ pub mod reuse;
 pub mod snapshot;
 
 pub use compile::{
-    CompileOptions, CompileResult, compile, compile_cached, compile_in_vault, compile_parsed,
-    save_parse_cache,
+    CompileOptions, CompileResult, compile, compile_cached, compile_in_vault,
+    compile_in_vault_with, compile_parsed, save_parse_cache,
 };
 pub use context::VaultContext;
 pub use pages::PageCounts;

@@ -6,7 +6,7 @@ use wiki_parse::layout::RenderMode;
 use wiki_parse::{PageError, PageInfo};
 
 use crate::cache;
-use crate::compile::{CompileOptions, compile_in_vault};
+use crate::compile::{CompileOptions, compile_in_vault_with};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
 
@@ -134,36 +134,47 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         out.flush()?;
         return Ok(exit::OK);
     }
-    let result = compile_in_vault(&snapshot, &opts, ctx.root(), !args.force, "wiki compile");
-    for e in &result.errors {
-        eprintln!("{e}");
-    }
-    let mut commit = None;
-    let mut human_commit = None;
-    if !args.check && !result.changes.is_empty() {
-        let n = result
-            .changes
-            .iter()
-            .filter(|c| !crate::derived::is_derived(&c.path))
-            .count();
-        let spec = CommitSpec::new(
-            "compile",
-            format!(
-                "Compile wiki vault: {n} file{} updated",
-                if n == 1 { "" } else { "s" }
-            ),
-        );
-        let outcome = ctx.commit(&result.changes, &spec)?;
-        commit = outcome.commit.map(|c| c.to_string());
-        human_commit = outcome.human_commit.map(|c| c.to_string());
-        let details = serde_json::json!({
-            "pageCounts": result.page_counts.to_json(),
-            "updatedFiles": result.updated_files(),
-        });
-        if let Err(e) = ctx.append_log("compile", details) {
-            wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
-        }
-    }
+    // The commit runs while the parse cache is saved beside it.
+    let (result, committed) = compile_in_vault_with(
+        &snapshot,
+        &opts,
+        ctx.root(),
+        !args.force,
+        "wiki compile",
+        |result| -> Result<(Option<String>, Option<String>), CliError> {
+            for e in &result.errors {
+                eprintln!("{e}");
+            }
+            if args.check || result.changes.is_empty() {
+                return Ok((None, None));
+            }
+            let n = result
+                .changes
+                .iter()
+                .filter(|c| !crate::derived::is_derived(&c.path))
+                .count();
+            let spec = CommitSpec::new(
+                "compile",
+                format!(
+                    "Compile wiki vault: {n} file{} updated",
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+            let outcome = ctx.commit(&result.changes, &spec)?;
+            let details = serde_json::json!({
+                "pageCounts": result.page_counts.to_json(),
+                "updatedFiles": result.updated_files(),
+            });
+            if let Err(e) = ctx.append_log("compile", details) {
+                wiki_cli::warn("wiki compile", &format!("cannot append to the log: {e}"));
+            }
+            Ok((
+                outcome.commit.map(|c| c.to_string()),
+                outcome.human_commit.map(|c| c.to_string()),
+            ))
+        },
+    );
+    let (commit, human_commit) = committed?;
     if !args.check
         && let Err(e) = cache::record(ctx.root(), &snapshot, &result, &opts)
     {
