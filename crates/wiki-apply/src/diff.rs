@@ -59,6 +59,7 @@ mod tests {
             path: "entities/a.md".into(),
             before: Some(b"a\nb\nc\n".to_vec()),
             after: Some(b"a\nB\nc\n".to_vec()),
+            blob: None,
         };
         assert_eq!(
             file_diff(&c),
@@ -68,6 +69,7 @@ mod tests {
             path: "syntheses/x.md".into(),
             before: None,
             after: Some(b"x\n".to_vec()),
+            blob: None,
         };
         assert_eq!(
             file_diff(&n),

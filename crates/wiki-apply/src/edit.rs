@@ -59,6 +59,9 @@ pub struct FileChange {
     pub before: Option<Vec<u8>>,
     /// Content after (`None`: deleted).
     pub after: Option<Vec<u8>>,
+    /// The git blob id of `after` when the compile computed it (see `wiki_store::Change::blob`);
+    /// whoever replaces `after` sets this too.
+    pub blob: Option<wiki_store::ObjectId>,
 }
 
 /// After how many full-vault scans (id lookups) the workspace builds an id index instead.
@@ -160,6 +163,7 @@ impl<'a> Workspace<'a> {
                     path: path.clone(),
                     before: before.clone(),
                     after,
+                    blob: None,
                 })
             })
             .collect()

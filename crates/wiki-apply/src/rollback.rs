@@ -158,6 +158,7 @@ pub fn rollback(
                     path: path.clone(),
                     before: now_bytes,
                     after: merged.content,
+                    blob: None,
                 });
             }
         }
@@ -189,6 +190,7 @@ pub fn rollback(
             .map(|c| Change {
                 path: c.path.clone(),
                 content: c.after.clone(),
+                blob: c.blob,
             })
             .collect();
         let mut trailers = vec![

@@ -214,6 +214,7 @@ impl Compiler for DigestCompiler {
             .map(|c| Change {
                 path: c.path.clone(),
                 content: c.after.clone(),
+                blob: c.blob,
             })
             .collect();
         snap.overlay(&overlay);
@@ -250,6 +251,7 @@ impl Compiler for DigestCompiler {
                     before,
                     path: c.path,
                     after: c.content,
+                    blob: c.blob,
                 })
             })
             .collect();
@@ -275,7 +277,10 @@ pub fn compile_into(
     for c in compiler.compile(files, page_changes, now)? {
         touched.push(c.path.clone());
         match page_changes.iter_mut().find(|p| p.path == c.path) {
-            Some(p) => p.after = c.after,
+            Some(p) => {
+                p.after = c.after;
+                p.blob = c.blob;
+            }
             None => extra.push(c),
         }
     }
@@ -456,6 +461,7 @@ pub fn apply_batch(
             .map(|c| Change {
                 path: c.path.clone(),
                 content: c.after.take(),
+                blob: c.blob,
             })
             .collect();
         let req = CommitRequest {

@@ -615,9 +615,9 @@ fn compile_inner(
         changes.reserve(updates.len());
         for (i, text, blob, related) in updates {
             let page = &mut parsed_pages[i];
+            changes.push(Change::write(page.path.clone(), text).with_blob_hex(&blob));
             page.info.blob_id = blob;
             new_related.insert(i, related);
-            changes.push(Change::write(page.path.clone(), text));
         }
     }
     t = trace("related", t);
@@ -902,6 +902,12 @@ fn compile_inner(
     changes.extend(derived_changes);
     trace("indexes", t);
 
+    // The commit takes the blob ids of the dashboards from here (hashed once).
+    for ((_, at), (_, found)) in pending_links.iter().zip(&links) {
+        if let Ok((_, blob)) = found {
+            changes[*at].blob = wiki_store::ObjectId::from_hex(blob.as_bytes()).ok();
+        }
+    }
     // (The bytes parsed without their links above: reading them again cannot fail.)
     let mut links: HashMap<&String, _> = links.into_iter().collect();
     for page in parsed_pages.iter_mut() {

@@ -40,6 +40,8 @@ struct Planned<'a> {
     content: Option<&'a [u8]>,
     /// `Some` forces the executable bit; `None` keeps the tip's mode (new files: not executable).
     exec: Option<bool>,
+    /// The blob id of `content` when the caller gave it ([`Change::blob`]).
+    blob: Option<ObjectId>,
 }
 
 /// New blob id, executable bit and bytes of a changed path (`None` = deleted).
@@ -297,11 +299,13 @@ impl Store {
                             path,
                             content: None,
                             exec: None,
+                            blob: None,
                         },
                         Disk::File { bytes, exec } => Planned {
                             path,
                             content: Some(bytes.as_slice()),
                             exec: Some(*exec),
+                            blob: None,
                         },
                     })
                     .collect();
@@ -333,6 +337,7 @@ impl Store {
                 path: &c.path,
                 content: c.content.as_deref(),
                 exec: None,
+                blob: c.blob.filter(|_| c.content.is_some()),
             })
             .collect();
         let Some(built) = self.build_commit(&repo, tip, tip_tree, &planned, &msg, &sigs)? else {
@@ -433,7 +438,14 @@ impl Store {
         let mut new_blobs: Vec<(ObjectId, &'a [u8])> = Vec::new();
         let mut new_ids = HashSet::new();
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
-        let ids = worktree::par_map(planned, |p| p.content.map(worktree::blob_id));
+        // Ids the caller computed are taken as given (debug builds check them).
+        let ids = worktree::par_map(planned, |p| match (p.blob, p.content) {
+            (Some(id), Some(bytes)) => {
+                debug_assert_eq!(worktree::blob_id(bytes), id, "blob id given for {}", p.path);
+                Some(id)
+            }
+            (_, content) => content.map(worktree::blob_id),
+        });
         for (p, new_id) in planned.iter().zip(ids) {
             let repo_path = self.repo_path(p.path);
             let old = match &mut tree {

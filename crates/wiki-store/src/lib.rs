@@ -208,6 +208,11 @@ pub struct Change {
     pub path: String,
     /// New content; `None` deletes the file.
     pub content: Option<Vec<u8>>,
+    /// The git blob id of `content`, when the caller already computed it (a compile hashes the
+    /// pages and dashboards it writes for its parse cache): the commit then does not hash those
+    /// bytes again. It must be exactly the id of `content` (debug builds check it); `None`: the
+    /// store computes it.
+    pub blob: Option<ObjectId>,
 }
 
 impl Change {
@@ -216,6 +221,7 @@ impl Change {
         Change {
             path: path.into(),
             content: Some(content.into()),
+            blob: None,
         }
     }
 
@@ -224,7 +230,15 @@ impl Change {
         Change {
             path: path.into(),
             content: None,
+            blob: None,
         }
+    }
+
+    /// This change with the blob id of its content (see [`Change::blob`]; `id` is ignored when
+    /// it is not a valid hexadecimal object id).
+    pub fn with_blob_hex(mut self, id: &str) -> Self {
+        self.blob = ObjectId::from_hex(id.as_bytes()).ok();
+        self
     }
 }
 

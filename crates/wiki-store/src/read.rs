@@ -552,7 +552,11 @@ impl Store {
                 },
                 None => None,
             };
-            out.push(Change { path, content });
+            out.push(Change {
+                path,
+                content,
+                blob: None,
+            });
         }
         Ok(out)
     }

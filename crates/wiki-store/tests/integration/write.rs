@@ -1,4 +1,4 @@
-use wiki_store::{CommitRequest, EnvSource, Store, Target};
+use wiki_store::{Change, CommitRequest, EnvSource, Store, Target};
 
 use crate::common::*;
 
@@ -435,4 +435,54 @@ fn commit_invalidates_only_the_cache_tree_nodes_it_touches() {
     assert_eq!(f.git(&["write-tree"]).trim(), f.rev("HEAD^{tree}"));
     assert_eq!(f.status(), "");
     f.fsck();
+}
+
+#[test]
+fn blob_ids_given_with_the_changes_name_their_content() {
+    // A compile hands over the ids it computed; the commit stores the bytes under them (loose
+    // objects, and a pack for many), exactly as when it hashes them itself.
+    let f = Fixture::repo();
+    let store = f.store();
+    let hashed = |content: &str| {
+        let out = isolated_git(&f.root)
+            .args(["hash-object", "--stdin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child
+                    .stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(content.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("git hash-object");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_string()
+    };
+    for count in [3, 80] {
+        let changes: Vec<Change> = (0..count)
+            .map(|i| {
+                let content = format!("page {i} of {count}\n");
+                let id = hashed(&content);
+                w(&format!("pages/p{i}.md"), &content).with_blob_hex(&id)
+            })
+            .collect();
+        assert!(changes.iter().all(|c| c.blob.is_some()));
+        store
+            .commit(&req(&changes, &format!("{count} pages")))
+            .expect("commit");
+        for i in [0, count - 1] {
+            assert_eq!(
+                f.show(&format!("HEAD:pages/p{i}.md")),
+                format!("page {i} of {count}\n")
+            );
+        }
+        assert_eq!(f.status(), "");
+        f.fsck();
+    }
 }
