@@ -264,7 +264,7 @@ impl<'a> Workspace<'a> {
         let mut out = Vec::new();
         let all = self.all_paths();
         let known = match known {
-            Needle::ParsedField => self.files.parsed_fields_contain(&all, needle),
+            Needle::PageId => self.files.may_have_page_id(&all, needle),
             Needle::ClaimId => self.files.may_have_claim(&all, needle),
         };
         let paths: Vec<String> = all
@@ -314,10 +314,10 @@ impl<'a> Workspace<'a> {
                 return Ok(Some(p.clone()));
             }
         }
-        // The page id is a parsed field (`summary.id` is the same trimmed string).
+        // The page id: the cache's parsed form has it (`summary.id` is the same trimmed string).
         let by_id = self.scan(
             &key,
-            Needle::ParsedField,
+            Needle::PageId,
             |ix| {
                 ix.pages
                     .get(&key)
@@ -858,8 +858,8 @@ fn number(f: f64) -> Value {
 /// What a page found by [`Workspace::scan`] must hold.
 #[derive(Clone, Copy)]
 enum Needle {
-    /// A field of its parsed form equal to the needle (a page id).
-    ParsedField,
+    /// Its page id (the parsed `id` field) is the needle.
+    PageId,
     /// A claim whose id is the needle.
     ClaimId,
 }

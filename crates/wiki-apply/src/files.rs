@@ -25,9 +25,9 @@ pub trait VaultFiles {
     }
     /// About to read many of these files: read them ahead where that is faster.
     fn prefetch(&self, _paths: &[String]) {}
-    /// For each of `paths`: `Some(false)` when the page is known, without reading it, to have no
-    /// parsed field containing `needle` (from the parse cache); `None` when unknown.
-    fn parsed_fields_contain(&self, paths: &[String], _needle: &str) -> Vec<Option<bool>> {
+    /// For each of `paths`: `Some(false)` when the page is known, without reading it, to have
+    /// another page id than `id` (from the parse cache); `None` when unknown.
+    fn may_have_page_id(&self, paths: &[String], _id: &str) -> Vec<Option<bool>> {
         vec![None; paths.len()]
     }
     /// For each of `paths`: `Some(false)` when the page is known, without reading it, to have no
@@ -160,8 +160,8 @@ impl VaultFiles for SnapshotFiles<'_> {
         self.snap.prefetch(paths);
     }
 
-    fn parsed_fields_contain(&self, paths: &[String], needle: &str) -> Vec<Option<bool>> {
-        self.snap.cached_pages_contain(paths, needle.as_bytes())
+    fn may_have_page_id(&self, paths: &[String], id: &str) -> Vec<Option<bool>> {
+        self.snap.cached_pages_have_id(paths, id)
     }
 
     fn may_have_claim(&self, paths: &[String], claim_id: &str) -> Vec<Option<bool>> {

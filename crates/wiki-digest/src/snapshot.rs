@@ -398,14 +398,10 @@ impl Snapshot {
     }
 
     /// For each of `paths`, when the page is left on disk and the parse cache vouches for it:
-    /// whether the cache's parsed form of it contains `needle` in any field
-    /// ([`ParseCache::entry_contains`]); `None` for a page held in memory or unknown to the cache.
-    /// In parallel, with one searcher.
-    pub fn cached_pages_contain(&self, paths: &[String], needle: &[u8]) -> Vec<Option<bool>> {
-        let finder = memchr::memmem::Finder::new(needle);
-        self.ask_cache(paths, |cache, p, blob| {
-            cache.entry_contains(p, blob, &finder)
-        })
+    /// whether its page id is `id` ([`ParseCache::entry_has_id`]); `None` for a page held in
+    /// memory or unknown to the cache. In parallel.
+    pub fn cached_pages_have_id(&self, paths: &[String], id: &str) -> Vec<Option<bool>> {
+        self.ask_cache(paths, |cache, p, blob| cache.entry_has_id(p, blob, id))
     }
 
     /// For each of `paths` ([`ParseCache::entry_may_have_claim`]): `Some(false)` when the page,
@@ -429,21 +425,34 @@ impl Snapshot {
         paths: &[String],
         ask: impl Fn(&ParseCache, &str, &str) -> Option<bool> + Sync,
     ) -> Vec<Option<bool>> {
+        let Some(cache) = self.cache.as_deref() else {
+            return vec![None; paths.len()];
+        };
+        // The blob id of each path: sorted paths (the usual case: every page) are matched
+        // against the sorted files in one walk instead of a lookup each.
+        let blobs: Vec<Option<&str>> = if paths.is_sorted() {
+            let mut files = self.files.iter().peekable();
+            paths
+                .iter()
+                .map(|p| {
+                    while files.next_if(|(k, _)| k.as_str() < p.as_str()).is_some() {}
+                    files
+                        .peek()
+                        .filter(|(k, _)| *k == p)
+                        .and_then(|(_, c)| c.known_blob())
+                })
+                .collect()
+        } else {
+            paths
+                .iter()
+                .map(|p| self.files.get(p).and_then(Content::known_blob))
+                .collect()
+        };
         paths
             .par_iter()
-            .map(|p| {
-                let (cache, blob) = self.vouched(p)?;
-                ask(cache, p, blob)
-            })
+            .zip(blobs)
+            .map(|(p, blob)| ask(cache, p, blob?))
             .collect()
-    }
-
-    /// The parse cache and the blob id it vouches for, for a page left on disk.
-    fn vouched(&self, path: &str) -> Option<(&ParseCache, &str)> {
-        match self.files.get(path)? {
-            Content::OnDisk(d) => Some((self.cache.as_deref()?, &d.blob)),
-            Content::Bytes(..) => None,
-        }
     }
 
     /// The parse cache [`Snapshot::from_worktree_cached`] loaded, if any.

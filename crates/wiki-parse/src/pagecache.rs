@@ -480,6 +480,26 @@ impl ParseCache {
         Some(needle.find(payload).is_some())
     }
 
+    /// Whether the page at `path` with blob id `blob_id` (hex) has the page id `id` (its
+    /// [`PageSummary::id`]: the trimmed `id` field), read from the start of its entry without
+    /// decoding the rest; `None`: no entry for that version.
+    pub fn entry_has_id(&self, path: &str, blob_id: &str, id: &str) -> Option<bool> {
+        let e = self.entries.get(path)?;
+        if hex_to_raw(blob_id)? != e.blob {
+            return None;
+        }
+        let mut r = Reader::new(self.payload(e)?);
+        // The entry's path, kind and title, then the summary's id (see `decode_entry`).
+        r.raw().ok()?;
+        r.byte().ok()?;
+        r.raw().ok()?;
+        let found = match r.flag().ok()? {
+            true => Some(r.raw().ok()?),
+            false => None,
+        };
+        Some(found == Some(id.as_bytes()))
+    }
+
     /// Whether the page at `path` with blob id `blob_id` (hex) may have a claim with id
     /// `claim_id`: `Some(false)` when its entry records every claim of the page
     /// ([`PageInfo::claims_complete`]) and its encoded form does not contain the id (claim ids are
@@ -1179,6 +1199,11 @@ impl<'a> Reader<'a> {
         }
         Err(Bad)
     }
+    /// A length-prefixed string's bytes, not validated or copied.
+    fn raw(&mut self) -> Result<&'a [u8], Bad> {
+        let n = self.len()?;
+        self.bytes(n)
+    }
     fn string(&mut self) -> Result<String, Bad> {
         let n = self.len()?;
         let b = self.bytes(n)?;
@@ -1478,6 +1503,46 @@ mod tests {
         claims:\n  - id: claim.alpha.one\n    text: Alpha ships.\n    status: contested\n    confidence: 0.4\n\
         \x20   updatedAt: 2026-02-01T00:00:00.000Z\n    evidence:\n      - kind: file\n        sourceId: source.one\n\
         \x20       lines: 1-3\n        weight: 0.5\n  - text: No id.\n---\n\n# Alpha\n\nSee [[Beta]] and [one](../sources/one.md).\n";
+
+    #[test]
+    fn entry_has_id_reads_the_page_id_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        let alpha = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
+        let bare =
+            parse_page("entities/bare.md", b"---\ntitle: Bare\n---\nentity.alpha\n").unwrap();
+        let pages = [&alpha, &bare];
+        let entries = pages.iter().map(|p| (&p.info, TextLayout::of(p)));
+        save(vault, "l", entries, &ParseCache::empty(), |_, _| None).unwrap();
+        let cache = ParseCache::load(vault);
+        let (a, b) = (&alpha.info.blob_id, &bare.info.blob_id);
+        assert_eq!(
+            cache.entry_has_id("entities/alpha.md", a, "entity.alpha"),
+            Some(true)
+        );
+        // Other fields holding the id (its relationships' targets, a body) do not count.
+        assert_eq!(
+            cache.entry_has_id("entities/alpha.md", a, "entity.beta"),
+            Some(false)
+        );
+        assert_eq!(
+            cache.entry_has_id("entities/alpha.md", a, "entity.alph"),
+            Some(false)
+        );
+        assert_eq!(
+            cache.entry_has_id("entities/bare.md", b, "entity.alpha"),
+            Some(false)
+        );
+        // Another version of the page, or no entry: unknown.
+        assert_eq!(
+            cache.entry_has_id("entities/alpha.md", b, "entity.alpha"),
+            None
+        );
+        assert_eq!(
+            cache.entry_has_id("entities/none.md", a, "entity.alpha"),
+            None
+        );
+    }
 
     #[test]
     fn round_trip_keeps_every_field() {
