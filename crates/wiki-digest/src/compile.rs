@@ -195,7 +195,7 @@ pub fn compile_cached(
             })
         });
     // One edited page (an operation's usual change): its rows can be patched into the recorded
-    // claim-health and low-confidence dashboards instead of rendering them whole.
+    // claim-health, low-confidence and stale-pages dashboards instead of rendering them whole.
     let one_edit: Option<(String, PageInfo)> = match (&dashboards, &edited) {
         (Some(_), Some(e)) if e.len() == 1 => Some((e[0].0.path.clone(), e[0].1.clone())),
         _ => None,
@@ -314,8 +314,9 @@ struct Incremental<'a> {
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
     /// The one edited page (path) and its cached version, when the dashboards on disk are
-    /// those the cache recorded: claim health and low confidence are patched
-    /// ([`reports::patch_claim_health`], [`reports::patch_low_confidence`]).
+    /// those the cache recorded: claim health, low confidence and stale pages are patched
+    /// ([`reports::patch_claim_health`], [`reports::patch_low_confidence`],
+    /// [`reports::patch_stale_pages`]).
     one_edit: Option<(&'a str, &'a PageInfo)>,
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
@@ -708,6 +709,7 @@ fn compile_inner(
                     let patch = match d.name {
                         "claim-health" => Some(reports::patch_claim_health as PatchFn),
                         "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
+                        "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
                         _ => None,
                     };
                     let patched = inc.one_edit.zip(patch).zip(existing.as_ref()).and_then(

@@ -896,26 +896,91 @@ pub fn is_unmanaged_raw_source(page: &PageInfo) -> bool {
         && page.summary.provenance_mode.is_none()
 }
 
+/// The freshness of `p` when the stale-pages dashboard lists it (an entity or a managed source
+/// that is not fresh).
+fn stale_listed(input: &ReportInput<'_>, p: &PageInfo) -> Option<Freshness> {
+    if !matches!(p.kind, PageKind::Entity | PageKind::Source)
+        || (is_unmanaged_raw_source(p) && !input.managed_sources.contains(&p.path))
+    {
+        return None;
+    }
+    let f = page_freshness(p.summary.updated_at.as_deref(), input.now_ms);
+    (f.level != FreshnessLevel::Fresh).then_some(f)
+}
+
+const NO_STALE_PAGES: &str = "- No aging or stale pages older than 30 days.";
+
 fn stale_pages(input: &ReportInput<'_>, from: &str) -> String {
     let matches: Vec<(&PageInfo, Freshness)> = input
         .pages
         .iter()
-        .filter(|p| matches!(p.kind, PageKind::Entity | PageKind::Source))
-        .filter(|p| !is_unmanaged_raw_source(p) || input.managed_sources.contains(&p.path))
-        .filter_map(|p| {
-            let f = page_freshness(p.summary.updated_at.as_deref(), input.now_ms);
-            (f.level != FreshnessLevel::Fresh).then_some((*p, f))
-        })
+        .filter_map(|p| stale_listed(input, p).map(|f| (*p, f)))
         .collect();
     // Already in title order (stable).
     if matches.is_empty() {
-        return "- No aging or stale pages older than 30 days.".into();
+        return NO_STALE_PAGES.into();
     }
     let mut lines = vec![format!("- Stale pages: {}", matches.len()), String::new()];
     for (p, f) in matches {
         lines.push(format!("- {}: {}", input.link(from, p), f.label()));
     }
     lines.join("\n")
+}
+
+/// The stale-pages body after one page changed, patched into the body rendered before the
+/// change (the page kept its path and title, and no other page's freshness level changed since:
+/// the conditions of [`patch_claim_health`]): the page's row is removed and its new one, if it
+/// is listed, inserted at its place in title order; the count follows. Nothing else is
+/// formatted. `None` when the old body does not have the expected shape: render it whole.
+pub fn patch_stale_pages(
+    old_body: &str,
+    input: &ReportInput<'_>,
+    old: &PageInfo,
+    at: usize,
+) -> Option<String> {
+    let (new, from) = one_page_changed("stale-pages", input, old, at)?;
+    let link = input.link(&from, new);
+    let row = |p: &PageInfo| stale_listed(input, p).map(|f| format!("- {link}: {}", f.label()));
+    let (old_row, new_row) = (row(old), row(new));
+    let mut rows: Vec<&str> = match old_body {
+        NO_STALE_PAGES => Vec::new(),
+        _ => {
+            let (header, rest) = old_body.split_once("\n\n")?;
+            let count: usize = header.strip_prefix("- Stale pages: ")?.parse().ok()?;
+            let rows: Vec<&str> = rest.split('\n').collect();
+            (rows.len() == count).then_some(rows)?
+        }
+    };
+    if let Some(old_row) = &old_row {
+        let i = rows.iter().position(|r| r == old_row)?;
+        rows.remove(i);
+    }
+    if let Some(new_row) = &new_row {
+        // Rows are in title order: the new one goes after the listed pages before it.
+        let before = input.pages[..at]
+            .iter()
+            .filter(|p| stale_listed(input, p).is_some())
+            .count();
+        if before > rows.len() {
+            return None;
+        }
+        rows.insert(before, new_row);
+    }
+    // Every other listed page keeps its row: as many rows as listed pages.
+    let listed = input
+        .pages
+        .iter()
+        .filter(|p| stale_listed(input, p).is_some())
+        .count();
+    if rows.len() != listed {
+        return None;
+    }
+    if rows.is_empty() {
+        return Some(NO_STALE_PAGES.into());
+    }
+    let mut out = format!("- Stale pages: {}\n\n", rows.len());
+    out.push_str(&rows.join("\n"));
+    Some(out)
 }
 
 fn preview(values: &[String]) -> Option<String> {
@@ -1417,6 +1482,64 @@ mod tests {
         for (before, after) in [(&low, &high), (&high, &low), (&low, &none)] {
             assert_eq!(patched(render, patch, name, &[before], &[after], 0), None);
         }
+    }
+
+    /// Patching the stale-pages body for one changed page gives the body rendered whole: a
+    /// stale page made fresh (first, middle, last, the only one), a fresh one gone stale (its
+    /// row where title order puts it, the first row of an empty dashboard), a label changed in
+    /// place; concepts are never listed.
+    #[test]
+    fn stale_pages_patch_is_the_whole_rendering() {
+        let (render, patch): (Render, Patch) = (stale_pages, patch_stale_pages);
+        const AGING: &str = "2026-02-15T00:00:00Z";
+        let page = |name: &str, updated: &str| claims_page(name, updated, "");
+        let base = [
+            page("a", STALE),
+            page("b", FRESH),
+            page("c", STALE),
+            page("d", AGING),
+            page("e", FRESH),
+            page("f", STALE),
+        ];
+        let cases = [
+            (0, page("a", FRESH)),
+            (2, page("c", FRESH)),
+            (5, page("f", FRESH)),
+            (1, page("b", STALE)),
+            (4, page("e", AGING)),
+            (3, page("d", STALE)),
+            (0, page("a", AGING)),
+        ];
+        assert_patches(render, patch, "stale-pages", &base, &cases);
+        let only = [page("a", STALE), page("b", FRESH)];
+        assert_patches(
+            render,
+            patch,
+            "stale-pages",
+            &only,
+            &[(0, page("a", FRESH))],
+        );
+        let none = [page("a", FRESH), page("b", FRESH)];
+        assert_patches(
+            render,
+            patch,
+            "stale-pages",
+            &none,
+            &[(1, page("b", STALE))],
+        );
+        // A body that is not what the pages would render: rendered whole.
+        let before = [&base[0], &base[1]];
+        let new = page("a", FRESH);
+        let after = [&new, &base[1]];
+        let got = with_input(&after, NOW_MS, |i| {
+            patch(
+                "- Stale pages: 2\n\n- [a](../entities/a.md): stale",
+                i,
+                before[0],
+                0,
+            )
+        });
+        assert_eq!(got, None);
     }
 
     /// The dashboards whose inputs differ between `a` and `b`.
