@@ -421,16 +421,13 @@ pub fn compile_in_vault_with<T>(
             let phase = "save parse cache";
             save_parse_cache_or_warn(vault_dir, result, cache, snapshot, program, phase);
         };
-        match std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("parse-cache-save".into())
-            .spawn_scoped(scope, save)
-        {
-            Ok(_) => meanwhile(result),
-            Err(_) => {
-                save();
-                meanwhile(result)
-            }
+            .spawn_scoped(scope, save);
+        if spawned.is_err() {
+            save();
         }
+        meanwhile(result)
     });
     (result, out)
 }

@@ -910,6 +910,14 @@ fn stale_listed(input: &ReportInput<'_>, p: &PageInfo) -> Option<Freshness> {
 
 const NO_STALE_PAGES: &str = "- No aging or stale pages older than 30 days.";
 
+/// The first line of the stale-pages body (the label of the count).
+const STALE_PAGES_LABELS: [&str; 1] = ["- Stale pages: "];
+
+/// A page's row on the stale-pages dashboard.
+fn stale_pages_row(link: &str, f: Freshness) -> String {
+    format!("- {link}: {}", f.label())
+}
+
 fn stale_pages(input: &ReportInput<'_>, from: &str) -> String {
     let matches: Vec<(&PageInfo, Freshness)> = input
         .pages
@@ -920,9 +928,12 @@ fn stale_pages(input: &ReportInput<'_>, from: &str) -> String {
     if matches.is_empty() {
         return NO_STALE_PAGES.into();
     }
-    let mut lines = vec![format!("- Stale pages: {}", matches.len()), String::new()];
+    let mut lines = vec![
+        count_header(&STALE_PAGES_LABELS, &[matches.len()]),
+        String::new(),
+    ];
     for (p, f) in matches {
-        lines.push(format!("- {}: {}", input.link(from, p), f.label()));
+        lines.push(stale_pages_row(&input.link(from, p), f));
     }
     lines.join("\n")
 }
@@ -940,13 +951,13 @@ pub fn patch_stale_pages(
 ) -> Option<String> {
     let (new, from) = one_page_changed("stale-pages", input, old, at)?;
     let link = input.link(&from, new);
-    let row = |p: &PageInfo| stale_listed(input, p).map(|f| format!("- {link}: {}", f.label()));
+    let row = |p: &PageInfo| stale_listed(input, p).map(|f| stale_pages_row(&link, f));
     let (old_row, new_row) = (row(old), row(new));
     let mut rows: Vec<&str> = match old_body {
         NO_STALE_PAGES => Vec::new(),
         _ => {
             let (header, rest) = old_body.split_once("\n\n")?;
-            let count: usize = header.strip_prefix("- Stale pages: ")?.parse().ok()?;
+            let [count] = parse_count_header(header, STALE_PAGES_LABELS)?;
             let rows: Vec<&str> = rest.split('\n').collect();
             (rows.len() == count).then_some(rows)?
         }
@@ -955,30 +966,29 @@ pub fn patch_stale_pages(
         let i = rows.iter().position(|r| r == old_row)?;
         rows.remove(i);
     }
+    // The listed pages, and those before the changed one (rows are in title order).
+    let (mut listed, mut before) = (0, 0);
+    for (i, p) in input.pages.iter().enumerate() {
+        if stale_listed(input, p).is_some() {
+            listed += 1;
+            before += usize::from(i < at);
+        }
+    }
     if let Some(new_row) = &new_row {
-        // Rows are in title order: the new one goes after the listed pages before it.
-        let before = input.pages[..at]
-            .iter()
-            .filter(|p| stale_listed(input, p).is_some())
-            .count();
         if before > rows.len() {
             return None;
         }
         rows.insert(before, new_row);
     }
     // Every other listed page keeps its row: as many rows as listed pages.
-    let listed = input
-        .pages
-        .iter()
-        .filter(|p| stale_listed(input, p).is_some())
-        .count();
     if rows.len() != listed {
         return None;
     }
     if rows.is_empty() {
         return Some(NO_STALE_PAGES.into());
     }
-    let mut out = format!("- Stale pages: {}\n\n", rows.len());
+    let mut out = count_header(&STALE_PAGES_LABELS, &[rows.len()]);
+    out.push_str("\n\n");
     out.push_str(&rows.join("\n"));
     Some(out)
 }

@@ -397,16 +397,16 @@ impl Snapshot {
         });
     }
 
-    /// For each of `paths`, when the page is left on disk and the parse cache vouches for it:
-    /// whether its page id is `id` ([`ParseCache::entry_has_id`]); `None` for a page held in
-    /// memory or unknown to the cache. In parallel.
+    /// For each of `paths`, when the parse cache holds the page's version
+    /// ([`Snapshot::ask_cache`]): whether its page id is `id` ([`ParseCache::entry_has_id`]);
+    /// `None` for the others. In parallel.
     pub fn cached_pages_have_id(&self, paths: &[String], id: &str) -> Vec<Option<bool>> {
         self.ask_cache(paths, |cache, p, blob| cache.entry_has_id(p, blob, id))
     }
 
-    /// For each of `paths` ([`ParseCache::entry_may_have_claim`]): `Some(false)` when the page,
-    /// left on disk and vouched for by the parse cache, has no claim with id `claim_id`; `None`
-    /// when unknown. In parallel, with one searcher.
+    /// For each of `paths` ([`ParseCache::entry_may_have_claim`]): `Some(false)` when the parse
+    /// cache holds the page's version ([`Snapshot::ask_cache`]) and it has no claim with id
+    /// `claim_id`; `None` when unknown. In parallel, with one searcher.
     pub fn cached_pages_may_have_claim(
         &self,
         paths: &[String],
@@ -418,8 +418,9 @@ impl Snapshot {
         })
     }
 
-    /// `ask(cache, path, blob id)` for each of `paths` that the parse cache vouches for (`None`
-    /// for the others), in parallel.
+    /// `ask(cache, path, blob id)` for each of `paths` whose blob id is known (left on disk and
+    /// vouched for by the parse cache, or read and hashed or vouched for by the git index);
+    /// `None` for the others (a page changed in memory, or no cache), in parallel.
     fn ask_cache(
         &self,
         paths: &[String],

@@ -521,17 +521,8 @@ fn stat_data_vouches_for_unchanged_pages_and_edits_are_seen() {
         cmd.arg("compile").args(args).env("WIKI_COMPILE_TRACE", "1");
         let run = wiki_testkit::output(cmd, None);
         run.expect_code(0);
-        let line = run
-            .stderr
-            .lines()
-            .find(|l| l.contains("vouched for by the parse cache"))
-            .unwrap_or_else(|| panic!("no snapshot trace:\n{}", run.stderr))
-            .to_string();
-        let nums: Vec<usize> = line
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        (nums[0], nums[1])
+        let [pages, vouched, ..] = snapshot_counts(&run.stderr);
+        (pages, vouched)
     };
     let (total, all) = vouched(&cached, &["--check"]);
     // Every page but the nine dashboards (report pages are always read).
@@ -953,17 +944,7 @@ fn pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
         let mut cmd = v.command("wiki");
         cmd.args(["lint"]).env("WIKI_COMPILE_TRACE", "1");
         let run = wiki_testkit::output(cmd, None);
-        let line = run
-            .stderr
-            .lines()
-            .find(|l| l.contains("trace: snapshot: "))
-            .unwrap_or_else(|| panic!("no snapshot trace in\n{}", run.stderr))
-            .to_string();
-        line.split(" blob ids from the git index")
-            .next()
-            .and_then(|s| s.rsplit(' ').next())
-            .and_then(|n| n.parse::<usize>().ok())
-            .unwrap_or_else(|| panic!("no count in {line}"))
+        snapshot_counts(&run.stderr)[3]
     };
     // (How many depends on what the parse cache vouches for first, which changes as files
     // settle: at least the two pages here.)

@@ -452,12 +452,15 @@ impl ParseCache {
         (info.path == path && r.pos == r.buf.len()).then_some((info, layout))
     }
 
+    /// The entry of the page at `path` when it is for the version with blob id `blob_id` (hex).
+    fn entry_of(&self, path: &str, blob_id: &str) -> Option<&Entry> {
+        let e = self.entries.get(path)?;
+        (hex_to_raw(blob_id)? == e.blob).then_some(e)
+    }
+
     /// The cached page at `path` if its blob id is `blob_id` (hex).
     pub fn get(&self, path: &str, blob_id: &str) -> Option<(PageInfo, TextLayout)> {
-        let e = self.entries.get(path)?;
-        if hex_to_raw(blob_id)? != e.blob {
-            return None;
-        }
+        self.entry_of(path, blob_id)?;
         self.get_any_with_layout(path)
             .filter(|(info, _)| info.blob_id == blob_id)
     }
@@ -472,11 +475,7 @@ impl ParseCache {
         blob_id: &str,
         needle: &memchr::memmem::Finder<'_>,
     ) -> Option<bool> {
-        let e = self.entries.get(path)?;
-        if hex_to_raw(blob_id)? != e.blob {
-            return None;
-        }
-        let payload = self.payload(e)?;
+        let payload = self.payload(self.entry_of(path, blob_id)?)?;
         Some(needle.find(payload).is_some())
     }
 
@@ -484,11 +483,7 @@ impl ParseCache {
     /// [`PageSummary::id`]: the trimmed `id` field), read from the start of its entry without
     /// decoding the rest; `None`: no entry for that version.
     pub fn entry_has_id(&self, path: &str, blob_id: &str, id: &str) -> Option<bool> {
-        let e = self.entries.get(path)?;
-        if hex_to_raw(blob_id)? != e.blob {
-            return None;
-        }
-        let mut r = Reader::new(self.payload(e)?);
+        let mut r = Reader::new(self.payload(self.entry_of(path, blob_id)?)?);
         // The entry's path, kind and title, then the summary's id (see `decode_entry`).
         r.raw().ok()?;
         r.byte().ok()?;
@@ -1516,32 +1511,20 @@ mod tests {
         save(vault, "l", entries, &ParseCache::empty(), |_, _| None).unwrap();
         let cache = ParseCache::load(vault);
         let (a, b) = (&alpha.info.blob_id, &bare.info.blob_id);
-        assert_eq!(
-            cache.entry_has_id("entities/alpha.md", a, "entity.alpha"),
-            Some(true)
-        );
-        // Other fields holding the id (its relationships' targets, a body) do not count.
-        assert_eq!(
-            cache.entry_has_id("entities/alpha.md", a, "entity.beta"),
-            Some(false)
-        );
-        assert_eq!(
-            cache.entry_has_id("entities/alpha.md", a, "entity.alph"),
-            Some(false)
-        );
-        assert_eq!(
-            cache.entry_has_id("entities/bare.md", b, "entity.alpha"),
-            Some(false)
-        );
-        // Another version of the page, or no entry: unknown.
-        assert_eq!(
-            cache.entry_has_id("entities/alpha.md", b, "entity.alpha"),
-            None
-        );
-        assert_eq!(
-            cache.entry_has_id("entities/none.md", a, "entity.alpha"),
-            None
-        );
+        let (alpha_path, bare_path) = ("entities/alpha.md", "entities/bare.md");
+        let cases = [
+            (alpha_path, a, "entity.alpha", Some(true)),
+            // Other fields holding the id (its relationships' targets, a body) do not count.
+            (alpha_path, a, "entity.beta", Some(false)),
+            (alpha_path, a, "entity.alph", Some(false)),
+            (bare_path, b, "entity.alpha", Some(false)),
+            // Another version of the page, or no entry: unknown.
+            (alpha_path, b, "entity.alpha", None),
+            ("entities/none.md", a, "entity.alpha", None),
+        ];
+        for (path, blob, id, want) in cases {
+            assert_eq!(cache.entry_has_id(path, blob, id), want, "{path} {id}");
+        }
     }
 
     #[test]

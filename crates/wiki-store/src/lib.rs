@@ -613,6 +613,24 @@ impl IndexBlobs {
     }
 }
 
+/// Run git in `dir` for a unit test (no user or system configuration, no inherited repository
+/// variables) and return its standard output; a failure fails the test.
+#[cfg(test)]
+pub(crate) fn test_git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .args(args)
+        .output()
+        .expect("spawn git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    out.stdout
+}
+
 /// `refs/heads/<branch>` for a short or full branch name, validated.
 fn branch_ref_name(branch: &str) -> Result<String> {
     let full = if branch.starts_with("refs/heads/") {

@@ -511,15 +511,7 @@ mod tests {
     #[test]
     fn loose_blobs_are_read_back_by_git() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-            out.stdout
-        };
+        let git = |args: &[&str]| crate::test_git(dir.path(), args);
         git(&["init", "-q"]);
         // Megabytes of text-like bytes (two threads), a small blob, an empty one.
         let big: Vec<u8> = (0..3_000_000u32)

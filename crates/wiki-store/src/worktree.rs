@@ -867,10 +867,10 @@ pub(crate) struct IndexVouch {
 impl Drop for IndexVouch {
     fn drop(&mut self) {
         if let (Some(index), Some(identity)) = (self.index.take(), self.identity) {
-            drop(take_kept(index.path()));
             let mut kept = KEPT_INDEX
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            kept.retain(|(_, other)| other.path() != index.path());
             if kept.len() >= KEPT_MAX {
                 kept.remove(0);
             }
@@ -1003,19 +1003,7 @@ fn invalidate_cache_tree(root: &mut gix::index::extension::Tree, repo_path: &[u8
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let out = std::process::Command::new("git")
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .args(args)
-            .output()
-            .expect("spawn git");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::test_git as git;
 
     /// Set a file's modification time to `at`.
     fn set_mtime(path: &Path, at: std::time::SystemTime) {

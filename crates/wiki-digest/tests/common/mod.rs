@@ -121,3 +121,19 @@ pub fn assert_same(rel: &str, got: &[u8], want: &[u8]) {
 pub fn message(v: &Vault, rev: &str) -> String {
     v.git(&["log", "--format=%B", "-1", rev])
 }
+
+/// The counts of the snapshot trace line (`WIKI_COMPILE_TRACE=1`) in `stderr`: pages, pages
+/// vouched for by the parse cache, settled pages, blob ids from the git index, other files.
+pub fn snapshot_counts(stderr: &str) -> [usize; 5] {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("trace: snapshot: "))
+        .unwrap_or_else(|| panic!("no snapshot trace in\n{stderr}"));
+    let nums: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    nums.get(..5)
+        .and_then(|n| n.try_into().ok())
+        .unwrap_or_else(|| panic!("no counts in {line}"))
+}
