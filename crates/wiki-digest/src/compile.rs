@@ -699,9 +699,14 @@ fn compile_inner(
                         .and_then(|_| {
                             wiki_parse::parse_frontmatter(&path, snapshot.get(&path)?).ok()
                         });
-                    let existing = match &reparsed {
-                        Some(f) => Some(DashboardFile::from(f)),
-                        None => existing.map(DashboardFile::from),
+                    let existing = match (&reparsed, existing) {
+                        (Some(f), _) => Some(DashboardFile::from(f)),
+                        // From the cache without its text (`parse_hit_for_compile`) and no
+                        // longer readable: leave it.
+                        (None, Some(p)) if p.has_frontmatter && p.text.is_empty() => {
+                            return None;
+                        }
+                        (None, existing) => existing.map(DashboardFile::from),
                     };
                     let patch = match d.name {
                         "claim-health" => Some(reports::patch_claim_health as PatchFn),
@@ -917,10 +922,14 @@ fn compile_inner(
         }
     }
     let mut slots: Vec<Option<Page>> = parsed_pages.into_iter().map(Some).collect();
-    let pages: Vec<PageInfo> = order_idx
-        .into_iter()
-        .filter_map(|i| slots[i].take().map(|p| p.info))
-        .collect();
+    // Sized once: a vault's worth of page records, grown by doubling, is copied and faulted in
+    // several times over.
+    let mut pages: Vec<PageInfo> = Vec::with_capacity(order_idx.len());
+    pages.extend(
+        order_idx
+            .into_iter()
+            .filter_map(|i| slots[i].take().map(|p| p.info)),
+    );
     CompileResult {
         changes,
         pages,
@@ -968,8 +977,10 @@ fn reuse_digest(
     clusters: &reports::Clusters,
 ) -> Option<(String, Option<String>)> {
     use wiki_parse::PageKind;
-    let old_digest = std::str::from_utf8(snapshot.get(AGENT_DIGEST_PATH)?).ok()?;
-    let old_claims = std::str::from_utf8(snapshot.get(CLAIMS_PATH)?).ok()?;
+    // Each old file is checked for UTF-8 (~30 MB together at 10,000 pages) by the thread that
+    // splices it.
+    let old_digest = snapshot.get(AGENT_DIGEST_PATH)?;
+    let old_claims = snapshot.get(CLAIMS_PATH)?;
     // Report pages are never hits: their lines are rendered and merged in. Their old lines need
     // no removal: a compile records its files only when no report page carries claims.
     let is_hit = |p: &PageInfo| {
@@ -981,10 +992,11 @@ fn reuse_digest(
         .map(|p| p.path.as_str())
         .collect();
     let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
-    let ((head, objects, fast), claims) = rayon::join(
+    let (digest, claims) = rayon::join(
         // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
             let t = std::time::Instant::now();
+            let old_digest = std::str::from_utf8(old_digest).ok()?;
             let head = digest::digest_head_sharing(order, counts, errors, now_ms, clusters);
             let t = trace("digest (reuse: head)", t);
             let objects: Vec<(&str, String)> = changed
@@ -997,10 +1009,11 @@ fn reuse_digest(
                 .collect();
             let out = crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects);
             trace("digest (reuse: objects)", t);
-            (head, objects, out)
+            Some((old_digest, head, objects, out))
         },
         || {
             let t = std::time::Instant::now();
+            let old_claims = std::str::from_utf8(old_claims).ok()?;
             let mut remove = Vec::new();
             let reports = |p: &str| PageKind::from_path(p) == Some(PageKind::Report);
             for path in cache.paths().filter(|p| !kept.contains(p) && !reports(p)) {
@@ -1017,6 +1030,7 @@ fn reuse_digest(
             out
         },
     );
+    let (old_digest, head, objects, fast) = digest?;
     let claims = claims?;
     let agent = match fast {
         Some(agent) => agent,
