@@ -1560,6 +1560,52 @@ mod tests {
     }
 
     #[test]
+    fn compile_hits_leave_dashboard_texts_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        let report_text =
+            "---\npageType: report\ntitle: Claim Health\n---\n# Claim Health\n- rows\n";
+        let bare_report_text = "# Stale Pages\n- rows\n";
+        let report = parse_page("reports/claim-health.md", report_text.as_bytes()).unwrap();
+        let bare_report =
+            parse_page("reports/stale-pages.md", bare_report_text.as_bytes()).unwrap();
+        let alpha = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
+        let pages = [&report, &bare_report, &alpha];
+        let entries = pages.iter().map(|p| (&p.info, TextLayout::of(p)));
+        save(vault, "l", entries, &ParseCache::empty(), |_, _| None).unwrap();
+        let cache = ParseCache::load(vault);
+        // (page, text, text the compile gets)
+        let cases = [
+            // A dashboard with a frontmatter: the compile reads it from its own copy.
+            (&report, report_text, ""),
+            // Without a frontmatter, or not a dashboard: the text comes along.
+            (&bare_report, bare_report_text, bare_report_text),
+            (&alpha, RICH, RICH),
+        ];
+        for (page, text, want) in cases {
+            let (hit, was_hit) = cache.parse_hit_for_compile(&page.path, text.as_bytes(), None);
+            let hit = hit.unwrap();
+            assert!(was_hit, "{}", page.path);
+            assert_eq!(hit.text, want, "{}", page.path);
+            assert_eq!(
+                hit.body_offset,
+                if want.is_empty() { 0 } else { page.body_offset }
+            );
+            assert_eq!(hit.has_frontmatter, page.has_frontmatter, "{}", page.path);
+            assert_eq!(hit.info, page.info, "{}", page.path);
+            // The plain lookup always carries the text.
+            let (plain, _) = cache.parse_hit_with(&page.path, text.as_bytes(), None);
+            assert_eq!(plain.unwrap().text, text, "{}", page.path);
+        }
+        // Another version of a dashboard is parsed, text and all.
+        let edited = format!("{report_text}- more\n");
+        let (parsed, was_hit) =
+            cache.parse_hit_for_compile("reports/claim-health.md", edited.as_bytes(), None);
+        assert!(!was_hit);
+        assert_eq!(parsed.unwrap().text, edited);
+    }
+
+    #[test]
     fn round_trip_keeps_every_field() {
         let page = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
         assert!(page.info.summary.person_card.is_some() && page.info.links.len() == 2);
