@@ -36,8 +36,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rayon::prelude::*;
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
 use wiki_parse::markers::{Block, replace_managed_block};
+use wiki_parse::page::git_blob_id;
 use wiki_parse::page::parse_page_without_links;
-use wiki_parse::page::{git_blob_id, render_page};
 use wiki_parse::pagecache::{ParseCache, TextLayout};
 use wiki_parse::vault::VaultPages;
 use wiki_parse::{Page, PageError, PageInfo};
@@ -1120,7 +1120,9 @@ pub fn render_dashboard(
     } else {
         old_body
     };
-    let new_body = replace_managed_block(old_body, &block, body);
+    // Room for the frontmatter in front (rendered in place at the end).
+    let mut new_body = String::with_capacity(1024);
+    wiki_parse::markers::replace_managed_block_into(&mut new_body, old_body, &block, body);
     let status = non_empty_string(fm.get("status")).unwrap_or_else(|| "active".into());
     let kept_updated = non_empty_string(fm.get("updatedAt"));
     fm.insert(yaml_str("pageType"), yaml_str("report"));
@@ -1132,10 +1134,10 @@ pub fn render_dashboard(
             yaml_str("updatedAt"),
             yaml_str(kept_updated.as_deref().unwrap_or(now_iso)),
         );
-        if render_page(&fm, &new_body) == original {
+        if wiki_parse::page::is_rendered_page(original, &fm, &new_body) {
             return None;
         }
     }
     fm.insert(yaml_str("updatedAt"), yaml_str(now_iso));
-    Some(render_page(&fm, &new_body))
+    Some(wiki_parse::page::render_page_owned(&fm, new_body))
 }

@@ -189,18 +189,29 @@ pub fn block_body<'a>(text: &'a str, block: &Block) -> Option<&'a str> {
 
 /// Replace (or append) a managed block; see the module docs for the exact rule.
 pub fn replace_managed_block(original: &str, block: &Block, body: &str) -> String {
+    let mut out = String::new();
+    replace_managed_block_into(&mut out, original, block, body);
+    out
+}
+
+/// [`replace_managed_block`], appending its result to `out` (no intermediate copies: a
+/// dashboard's block runs to megabytes).
+pub fn replace_managed_block_into(out: &mut String, original: &str, block: &Block, body: &str) {
+    let from = out.len();
+    out.reserve(original.len() + body.len() + block.heading.len() + 2);
     let spans = find_blocks(original, block);
-    let mut out = if let Some(first) = spans.first() {
-        let mut s = String::with_capacity(original.len() + body.len());
-        s.push_str(&original[..first.start]);
+    if let Some(first) = spans.first() {
+        out.push_str(&original[..first.start]);
         if first.has_heading {
-            s.push_str(&block.render(body));
-        } else {
-            s.push_str(&format!("{}\n{}\n{}", block.start, body, block.end));
+            out.push_str(&block.heading);
+            out.push('\n');
+        }
+        for part in [block.start.as_str(), "\n", body, "\n", block.end.as_str()] {
+            out.push_str(part);
         }
         let mut cursor = first.end;
         for dup in &spans[1..] {
-            s.push_str(&original[cursor..dup.start]);
+            out.push_str(&original[cursor..dup.start]);
             cursor = dup.end;
             // Drop the newline that ended the duplicate's end marker line.
             if original[cursor..].starts_with("\r\n") {
@@ -209,20 +220,19 @@ pub fn replace_managed_block(original: &str, block: &Block, body: &str) -> Strin
                 cursor += 1;
             }
         }
-        s.push_str(&original[cursor..]);
-        s
+        out.push_str(&original[cursor..]);
     } else {
         let trimmed = original.trim_end();
-        if trimmed.is_empty() {
-            format!("{}\n", block.render(body))
-        } else {
-            format!("{trimmed}\n\n{}\n", block.render(body))
+        if !trimmed.is_empty() {
+            out.push_str(trimmed);
+            out.push_str("\n\n");
         }
-    };
-    if !out.ends_with('\n') {
+        out.push_str(&block.render(body));
         out.push('\n');
     }
-    out
+    if !out[from..].ends_with('\n') {
+        out.push('\n');
+    }
 }
 
 /// Remove every occurrence of a managed block (heading included) — used to exclude the generated

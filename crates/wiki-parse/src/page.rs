@@ -428,11 +428,7 @@ fn parse_page_inner(path: &str, bytes: &[u8], with_links: bool) -> Result<Page, 
 pub fn render_page(fm: &Mapping, body: &str) -> String {
     let body = body.trim_start();
     let mut out = String::with_capacity(body.len() + 256);
-    if !fm.is_empty() {
-        out.push_str("---\n");
-        out.push_str(&yaml::emit_mapping(fm));
-        out.push_str("---\n\n");
-    }
+    out.push_str(&page_header(fm));
     out.push_str(body);
     if !out.ends_with('\n') {
         out.push('\n');
@@ -440,9 +436,98 @@ pub fn render_page(fm: &Mapping, body: &str) -> String {
     out
 }
 
+/// What [`render_page`] writes before the body: the frontmatter block and a blank line, or
+/// nothing for an empty mapping.
+fn page_header(fm: &Mapping) -> String {
+    if fm.is_empty() {
+        return String::new();
+    }
+    format!("---\n{}---\n\n", yaml::emit_mapping(fm))
+}
+
+/// Whether `text` is exactly `render_page(fm, body)`, without rendering it (a dashboard's page
+/// runs to megabytes).
+pub fn is_rendered_page(text: &str, fm: &Mapping, body: &str) -> bool {
+    let header = page_header(fm);
+    let body = body.trim_start();
+    let Some(rest) = text.strip_prefix(header.as_str()) else {
+        return false;
+    };
+    // (A header, when there is one, ends with a newline.)
+    let ends_with_newline = if body.is_empty() {
+        !header.is_empty()
+    } else {
+        body.ends_with('\n')
+    };
+    if ends_with_newline {
+        rest == body
+    } else {
+        rest.strip_suffix('\n') == Some(body)
+    }
+}
+
+/// [`render_page`] of a body the caller owns: the header goes in front of it in place when
+/// the body has no leading whitespace and room for it (a dashboard's page runs to megabytes).
+pub fn render_page_owned(fm: &Mapping, mut body: String) -> String {
+    if body.trim_start().len() != body.len() {
+        return render_page(fm, &body);
+    }
+    body.insert_str(0, &page_header(fm));
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_rendered_page` and `render_page_owned` agree with `render_page` on every shape of
+    /// body (empty, blank, leading whitespace, no final newline) with and without a frontmatter.
+    #[test]
+    fn page_rendering_shortcuts_agree_with_render_page() {
+        let mut fm = Mapping::new();
+        fm.insert(
+            yaml_serde::Value::String("title".into()),
+            yaml_serde::Value::String("T".into()),
+        );
+        let bodies = [
+            "",
+            "\n",
+            "  \n",
+            "# T\n",
+            "# T",
+            "\n\n# T\nrow\n",
+            " x",
+            "x\n\n",
+        ];
+        for fm in [Mapping::new(), fm] {
+            for body in bodies {
+                let rendered = render_page(&fm, body);
+                assert_eq!(
+                    render_page_owned(&fm, body.to_string()),
+                    rendered,
+                    "{body:?}"
+                );
+                assert!(is_rendered_page(&rendered, &fm, body), "{body:?}");
+                for other in bodies.iter().map(|b| render_page(&fm, b)) {
+                    assert_eq!(
+                        is_rendered_page(&other, &fm, body),
+                        other == rendered,
+                        "{body:?}"
+                    );
+                }
+                assert!(
+                    !is_rendered_page(&format!("{rendered}\n"), &fm, body),
+                    "{body:?}"
+                );
+                let mut cut = rendered.clone();
+                cut.pop();
+                assert!(!is_rendered_page(&cut, &fm, body), "{body:?}");
+            }
+        }
+    }
 
     /// Key lines behave as the insertion-ordered map they replaced: order kept, a repeated key
     /// keeps its first place and takes the last line (also past 32 keys), a JSON object in page
