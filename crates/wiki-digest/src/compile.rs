@@ -314,9 +314,9 @@ struct Incremental<'a> {
     /// Render only these dashboards (the others are current).
     dashboards: Option<&'a HashSet<&'static str>>,
     /// The one edited page (path) and its cached version, when the dashboards on disk are
-    /// those the cache recorded: claim health, low confidence and stale pages are patched
-    /// ([`reports::patch_claim_health`], [`reports::patch_low_confidence`],
-    /// [`reports::patch_stale_pages`]).
+    /// those the cache recorded: claim health, low confidence, stale pages and the person
+    /// directory are patched ([`reports::patch_claim_health`], [`reports::patch_low_confidence`],
+    /// [`reports::patch_stale_pages`], [`reports::patch_person_directory`]).
     one_edit: Option<(&'a str, &'a PageInfo)>,
     /// The pages not found in the parse cache (`None`: no cache was used).
     misses: Option<&'a HashSet<String>>,
@@ -712,6 +712,9 @@ fn compile_inner(
                         "claim-health" => Some(reports::patch_claim_health as PatchFn),
                         "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
                         "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
+                        "person-agent-directory" => {
+                            Some(reports::patch_person_directory as PatchFn)
+                        }
                         _ => None,
                     };
                     let patched = inc.one_edit.zip(patch).zip(existing.as_ref()).and_then(

@@ -952,45 +952,78 @@ pub fn patch_stale_pages(
     let (new, from) = one_page_changed("stale-pages", input, old, at)?;
     let link = input.link(&from, new);
     let row = |p: &PageInfo| stale_listed(input, p).map(|f| stale_pages_row(&link, f));
-    let (old_row, new_row) = (row(old), row(new));
-    let mut rows: Vec<&str> = match old_body {
-        NO_STALE_PAGES => Vec::new(),
-        _ => {
-            let (header, rest) = old_body.split_once("\n\n")?;
-            let [count] = parse_count_header(header, STALE_PAGES_LABELS)?;
+    let list = RowList {
+        label: STALE_PAGES_LABELS[0],
+        after_count: "\n\n",
+        empty: NO_STALE_PAGES,
+    };
+    list.patch(old_body, input, at, (row(old), row(new)), |p| {
+        stale_listed(input, p).is_some()
+    })
+}
+
+/// A dashboard body that lists one row per page in title order under a count line (stale pages,
+/// the person directory), and its patch for one changed page.
+struct RowList {
+    /// The count line's label.
+    label: &'static str,
+    /// Between the count line and the rows.
+    after_count: &'static str,
+    /// The body when no page is listed.
+    empty: &'static str,
+}
+
+impl RowList {
+    /// `old_body` with the changed page's row (`rows`: its old and new one, `None` where it is
+    /// not listed) replaced: the old row removed, the new one inserted at its place among the
+    /// pages `listed` accepts (page `at` of the title order); the count follows. `None` when the
+    /// old body does not have the expected shape (one line per listed page before the change).
+    fn patch(
+        &self,
+        old_body: &str,
+        input: &ReportInput<'_>,
+        at: usize,
+        (old_row, new_row): (Option<String>, Option<String>),
+        listed: impl Fn(&PageInfo) -> bool,
+    ) -> Option<String> {
+        let mut rows: Vec<&str> = if old_body == self.empty {
+            Vec::new()
+        } else {
+            let (header, rest) = old_body.split_once(self.after_count)?;
+            let [count] = parse_count_header(header, [self.label])?;
             let rows: Vec<&str> = rest.split('\n').collect();
             (rows.len() == count).then_some(rows)?
+        };
+        if let Some(old_row) = &old_row {
+            let i = rows.iter().position(|r| r == old_row)?;
+            rows.remove(i);
         }
-    };
-    if let Some(old_row) = &old_row {
-        let i = rows.iter().position(|r| r == old_row)?;
-        rows.remove(i);
-    }
-    // The listed pages, and those before the changed one (rows are in title order).
-    let (mut listed, mut before) = (0, 0);
-    for (i, p) in input.pages.iter().enumerate() {
-        if stale_listed(input, p).is_some() {
-            listed += 1;
-            before += usize::from(i < at);
+        // The listed pages, and those before the changed one (rows are in title order).
+        let (mut count, mut before) = (0, 0);
+        for (i, p) in input.pages.iter().enumerate() {
+            if listed(p) {
+                count += 1;
+                before += usize::from(i < at);
+            }
         }
-    }
-    if let Some(new_row) = &new_row {
-        if before > rows.len() {
+        if let Some(new_row) = &new_row {
+            if before > rows.len() {
+                return None;
+            }
+            rows.insert(before, new_row);
+        }
+        // Every other listed page keeps its row: as many rows as listed pages.
+        if rows.len() != count {
             return None;
         }
-        rows.insert(before, new_row);
+        if rows.is_empty() {
+            return Some(self.empty.into());
+        }
+        let mut out = count_header(&[self.label], &[rows.len()]);
+        out.push_str(self.after_count);
+        out.push_str(&rows.join("\n"));
+        Some(out)
     }
-    // Every other listed page keeps its row: as many rows as listed pages.
-    if rows.len() != listed {
-        return None;
-    }
-    if rows.is_empty() {
-        return Some(NO_STALE_PAGES.into());
-    }
-    let mut out = count_header(&STALE_PAGES_LABELS, &[rows.len()]);
-    out.push_str("\n\n");
-    out.push_str(&rows.join("\n"));
-    Some(out)
 }
 
 fn preview(values: &[String]) -> Option<String> {
@@ -1005,61 +1038,93 @@ fn preview(values: &[String]) -> Option<String> {
     })
 }
 
-fn person_directory(input: &ReportInput<'_>, from: &str) -> String {
-    let matches: Vec<&&PageInfo> = input
-        .pages
-        .iter()
-        .filter(|p| p.kind != PageKind::Report && p.summary.is_person_like())
-        .collect();
-    if matches.is_empty() {
-        return "- No person-like entity pages with agent cards yet.".into();
+const NO_PEOPLE: &str = "- No person-like entity pages with agent cards yet.";
+
+/// The first line of the person-agent-directory body (the label of the count).
+const PEOPLE_LABELS: [&str; 1] = ["- People with routing metadata: "];
+
+/// Whether a page has a row on the person-agent-directory dashboard.
+fn person_listed(p: &PageInfo) -> bool {
+    p.kind != PageKind::Report && p.summary.is_person_like()
+}
+
+/// A person-like page's row on the person-agent-directory dashboard.
+fn person_directory_row(input: &ReportInput<'_>, from: &str, p: &PageInfo) -> String {
+    let s = &p.summary;
+    let card = s.person_card.as_ref();
+    let empty: Vec<String> = Vec::new();
+    let mut best = s.best_used_for.clone();
+    best.extend(card.map(|c| c.best_used_for.clone()).unwrap_or_default());
+    let freshness = page_freshness(s.updated_at.as_deref(), input.now_ms);
+    let details: Vec<String> = [
+        (
+            "id",
+            s.canonical_id
+                .clone()
+                .or_else(|| card.and_then(|c| c.canonical_id.clone()))
+                .or_else(|| s.id.clone()),
+        ),
+        ("aliases", preview(&s.aliases)),
+        ("handles", preview(card.map_or(&empty, |c| &c.handles))),
+        ("lane", card.and_then(|c| c.lane.clone())),
+        ("ask", preview(card.map_or(&empty, |c| &c.ask_for))),
+        ("best", preview(&best)),
+        (
+            "privacy",
+            s.privacy_tier
+                .clone()
+                .or_else(|| card.and_then(|c| c.privacy_tier.clone())),
+        ),
+        (
+            "refreshed",
+            s.last_refreshed_at
+                .clone()
+                .or_else(|| card.and_then(|c| c.last_refreshed_at.clone())),
+        ),
+        ("freshness", Some(freshness.label())),
+    ]
+    .into_iter()
+    .filter_map(|(label, v)| v.filter(|v| !v.is_empty()).map(|v| format!("{label} {v}")))
+    .collect();
+    let link = input.link(from, p);
+    if details.is_empty() {
+        format!("- {link}")
+    } else {
+        format!("- {link}: {}", details.join("; "))
     }
-    let mut lines = vec![format!("- People with routing metadata: {}", matches.len())];
+}
+
+fn person_directory(input: &ReportInput<'_>, from: &str) -> String {
+    let matches: Vec<&&PageInfo> = input.pages.iter().filter(|p| person_listed(p)).collect();
+    if matches.is_empty() {
+        return NO_PEOPLE.into();
+    }
+    let mut lines = vec![count_header(&PEOPLE_LABELS, &[matches.len()])];
     for p in matches {
-        let s = &p.summary;
-        let card = s.person_card.as_ref();
-        let empty: Vec<String> = Vec::new();
-        let mut best = s.best_used_for.clone();
-        best.extend(card.map(|c| c.best_used_for.clone()).unwrap_or_default());
-        let freshness = page_freshness(s.updated_at.as_deref(), input.now_ms);
-        let details: Vec<String> = [
-            (
-                "id",
-                s.canonical_id
-                    .clone()
-                    .or_else(|| card.and_then(|c| c.canonical_id.clone()))
-                    .or_else(|| s.id.clone()),
-            ),
-            ("aliases", preview(&s.aliases)),
-            ("handles", preview(card.map_or(&empty, |c| &c.handles))),
-            ("lane", card.and_then(|c| c.lane.clone())),
-            ("ask", preview(card.map_or(&empty, |c| &c.ask_for))),
-            ("best", preview(&best)),
-            (
-                "privacy",
-                s.privacy_tier
-                    .clone()
-                    .or_else(|| card.and_then(|c| c.privacy_tier.clone())),
-            ),
-            (
-                "refreshed",
-                s.last_refreshed_at
-                    .clone()
-                    .or_else(|| card.and_then(|c| c.last_refreshed_at.clone())),
-            ),
-            ("freshness", Some(freshness.label())),
-        ]
-        .into_iter()
-        .filter_map(|(label, v)| v.filter(|v| !v.is_empty()).map(|v| format!("{label} {v}")))
-        .collect();
-        let link = input.link(from, p);
-        if details.is_empty() {
-            lines.push(format!("- {link}"));
-        } else {
-            lines.push(format!("- {link}: {}", details.join("; ")));
-        }
+        lines.push(person_directory_row(input, from, p));
     }
     lines.join("\n")
+}
+
+/// The person-agent-directory body after one page changed, patched into the body rendered
+/// before the change (as [`patch_stale_pages`], whose conditions apply): the page's row is
+/// removed and its new one, if it is listed, inserted at its place in title order; the count
+/// follows. `None` when the old body does not have the expected shape (the count line, then
+/// one line per row): render it whole.
+pub fn patch_person_directory(
+    old_body: &str,
+    input: &ReportInput<'_>,
+    old: &PageInfo,
+    at: usize,
+) -> Option<String> {
+    let (new, from) = one_page_changed("person-agent-directory", input, old, at)?;
+    let row = |p: &PageInfo| person_listed(p).then(|| person_directory_row(input, &from, p));
+    let list = RowList {
+        label: PEOPLE_LABELS[0],
+        after_count: "\n",
+        empty: NO_PEOPLE,
+    };
+    list.patch(old_body, input, at, (row(old), row(new)), person_listed)
 }
 
 fn relationship_graph(input: &ReportInput<'_>, from: &str) -> String {
@@ -1550,6 +1615,78 @@ mod tests {
             )
         });
         assert_eq!(got, None);
+    }
+
+    /// Patching the person directory for one changed page gives the body rendered whole: a
+    /// person's row changed in place (first, middle, last), a page becoming a person and one
+    /// ceasing to be, the only person leaving and the first one arriving, a row spanning lines;
+    /// a body not in the expected shape (a row spanning lines among them) is left to the whole
+    /// rendering.
+    #[test]
+    fn person_directory_patch_is_the_whole_rendering() {
+        let (render, patch): (Render, Patch) = (person_directory, patch_person_directory);
+        let name = "person-agent-directory";
+        let page = |name: &str, updated: &str, extra: &str| {
+            parse(
+                &format!("entities/{name}.md"),
+                &format!(
+                    "---\npageType: entity\nid: entity.{name}\ntitle: {name}\nupdatedAt: {updated}\n{extra}---\n# {name}\n"
+                ),
+            )
+        };
+        let person = |name: &str, updated: &str| page(name, updated, "entityType: person\n");
+        let card = |name: &str, lane: &str| {
+            page(
+                name,
+                FRESH,
+                &format!("personCard:\n  lane: {lane}\n  handles: [\"@{name}\"]\n"),
+            )
+        };
+        let base = [
+            person("a", STALE),
+            page("b", FRESH, ""),
+            card("c", "ops"),
+            person("d", FRESH),
+            page("e", STALE, ""),
+            person("f", STALE),
+        ];
+        let cases = [
+            (0, person("a", FRESH)),
+            (2, card("c", "research")),
+            (5, person("f", FRESH)),
+            (1, person("b", STALE)),
+            (4, card("e", "ops")),
+            (3, page("d", FRESH, "")),
+            (0, page("a", STALE, "aliases: [Ay]\n")),
+        ];
+        assert_patches(render, patch, name, &base, &cases);
+        let only = [person("a", STALE), page("b", FRESH, "")];
+        assert_patches(render, patch, name, &only, &[(0, page("a", STALE, ""))]);
+        let none = [page("a", FRESH, ""), page("b", FRESH, "")];
+        assert_patches(render, patch, name, &none, &[(1, person("b", STALE))]);
+        // A body that is not what the pages would render: rendered whole.
+        let new = person("a", FRESH);
+        let after = [&new, &base[1]];
+        let got = with_input(&after, NOW_MS, |i| {
+            patch(
+                "- People with routing metadata: 2\n- [a](../entities/a.md): id entity.a",
+                i,
+                &base[0],
+                0,
+            )
+        });
+        assert_eq!(got, None);
+        // A row spanning lines (a value with a line break) patches in like any other, but a
+        // body holding one is not patched again: rendered whole.
+        let multiline = page("a", STALE, "entityType: person\naliases: [\"A\\nB\"]\n");
+        assert_patches(render, patch, name, &base, &[(0, multiline.clone())]);
+        let before: Vec<&PageInfo> = base.iter().collect();
+        let mut spanning = before.clone();
+        spanning[0] = &multiline;
+        let new_d = person("d", STALE);
+        let mut after = spanning.clone();
+        after[3] = &new_d;
+        assert_eq!(patched(render, patch, name, &spanning, &after, 3), None);
     }
 
     /// The dashboards whose inputs differ between `a` and `b`.
