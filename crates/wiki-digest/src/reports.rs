@@ -819,8 +819,11 @@ pub fn patch_claim_health(
             return None;
         }
     }
-    let mut out_sections: Vec<String> = Vec::with_capacity(3);
+    // Written straight into the result (the sections are megabytes of rows).
+    let mut out = count_header(&CLAIM_HEALTH_LABELS, &new_counts);
+    out.reserve(old_body.len() + 1024);
     for (&i, section) in present.iter().zip(sections) {
+        out.push_str("\n\n");
         let (heading, keep) = CLAIM_HEALTH_SECTIONS[i];
         let rows_start = section.strip_prefix(heading)?.strip_prefix('\n')?;
         let rows_at = section.len() - rows_start.len();
@@ -840,22 +843,21 @@ pub fn patch_claim_health(
                 && (end == section.len() || section.as_bytes()[end] == b'\n'))
                 .then_some(start..end)
         };
-        let mut patched = String::with_capacity(section.len() + new_rows.len());
         if old_n > 0 {
             let at = block_of(old, old_rows)?;
-            patched.push_str(&section[..at.start]);
-            patched.push_str(new_rows);
+            out.push_str(&section[..at.start]);
+            out.push_str(new_rows);
             if new_n == 0 {
                 // The row text and the newline before it go (the page's rows were not first)
                 // or the newline after it (they were).
                 if at.start > rows_at {
-                    patched.pop();
-                    patched.push_str(&section[at.end..]);
+                    out.pop();
+                    out.push_str(&section[at.end..]);
                 } else {
-                    patched.push_str(section.get(at.end + 1..)?);
+                    out.push_str(section.get(at.end + 1..)?);
                 }
             } else {
-                patched.push_str(&section[at.end..]);
+                out.push_str(&section[at.end..]);
             }
         } else if new_n > 0 {
             // After the rows of the nearest page before this one that has rows here.
@@ -867,20 +869,13 @@ pub fn patch_claim_health(
                 Some(p) => block_of(p, &rows_of(p, i).1)?.end,
                 None => rows_at - 1,
             };
-            patched.push_str(&section[..insert_at]);
-            patched.push('\n');
-            patched.push_str(new_rows);
-            patched.push_str(&section[insert_at..]);
+            out.push_str(&section[..insert_at]);
+            out.push('\n');
+            out.push_str(new_rows);
+            out.push_str(&section[insert_at..]);
         } else {
-            patched.push_str(section);
+            out.push_str(section);
         }
-        out_sections.push(patched);
-    }
-    let mut out = count_header(&CLAIM_HEALTH_LABELS, &new_counts);
-    out.reserve(old_body.len() + 1024);
-    for part in out_sections {
-        out.push_str("\n\n");
-        out.push_str(&part);
     }
     Some(out)
 }
