@@ -1123,8 +1123,8 @@ pub fn render_dashboard(
     } else {
         old_body
     };
-    // Room for the frontmatter in front (rendered in place at the end).
-    let mut new_body = String::with_capacity(1024);
+    // One buffer: the frontmatter goes in front of it at the end (`render_page_owned`).
+    let mut new_body = String::new();
     wiki_parse::markers::replace_managed_block_into(&mut new_body, old_body, &block, body);
     let status = non_empty_string(fm.get("status")).unwrap_or_else(|| "active".into());
     let kept_updated = non_empty_string(fm.get("updatedAt"));

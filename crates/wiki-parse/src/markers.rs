@@ -67,7 +67,21 @@ impl Block {
 
     /// The empty human block as written by generators (`## Notes` heading not included).
     pub fn render(&self, body: &str) -> String {
-        format!("{}\n{}\n{}\n{}", self.heading, self.start, body, self.end)
+        let mut out = String::new();
+        self.render_into(&mut out, body, true);
+        out
+    }
+
+    /// Append the block to `out`: heading line (when `heading`), start marker, body, end marker
+    /// (no final newline), as [`Block::render`] writes it.
+    fn render_into(&self, out: &mut String, body: &str, heading: bool) {
+        if heading {
+            out.push_str(&self.heading);
+            out.push('\n');
+        }
+        for part in [self.start.as_str(), "\n", body, "\n", self.end.as_str()] {
+            out.push_str(part);
+        }
     }
 }
 
@@ -202,13 +216,7 @@ pub fn replace_managed_block_into(out: &mut String, original: &str, block: &Bloc
     let spans = find_blocks(original, block);
     if let Some(first) = spans.first() {
         out.push_str(&original[..first.start]);
-        if first.has_heading {
-            out.push_str(&block.heading);
-            out.push('\n');
-        }
-        for part in [block.start.as_str(), "\n", body, "\n", block.end.as_str()] {
-            out.push_str(part);
-        }
+        block.render_into(out, body, first.has_heading);
         let mut cursor = first.end;
         for dup in &spans[1..] {
             out.push_str(&original[cursor..dup.start]);
@@ -227,7 +235,7 @@ pub fn replace_managed_block_into(out: &mut String, original: &str, block: &Bloc
             out.push_str(trimmed);
             out.push_str("\n\n");
         }
-        out.push_str(&block.render(body));
+        block.render_into(out, body, true);
         out.push('\n');
     }
     if !out[from..].ends_with('\n') {
