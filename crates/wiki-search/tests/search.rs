@@ -398,15 +398,38 @@ fn identifiers_are_searchable_whole_and_by_parts() {
     assert_eq!(search_paths(&v, &["ÁLPHA"])[0], "entities/alpha.md");
 }
 
+/// The shared tldr tarball: `WIKI_TLDR_CORPUS` when set, else `shared/corpora/` beside the
+/// checkout, else beside the checkout this one was cloned from (a clean clone elsewhere, as CI
+/// makes, whose `origin` is a local path).
+fn tldr_tarball() -> PathBuf {
+    const REL: &str = "shared/corpora/tldr-pages.tar.gz";
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let origin = std::process::Command::new("git")
+        .args(["config", "--get", "remote.origin.url"])
+        .current_dir(&checkout)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| p.is_absolute());
+    let candidates: Vec<PathBuf> = std::env::var_os("WIKI_TLDR_CORPUS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([checkout.join("..").join(REL)])
+        .chain(origin.map(|o| o.join("..").join(REL)))
+        .collect();
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!("the tldr corpus is required for the CJK tests; none of {candidates:?} exists")
+        })
+}
+
 /// Copy tldr pages out of the shared tarball into `concepts/<lang>/<name>.md`.
 fn tldr_vault(members: &[(&str, &str)]) -> Vault {
-    let tarball =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora/tldr-pages.tar.gz");
-    assert!(
-        tarball.exists(),
-        "the tldr corpus is required for the CJK tests: {} is missing",
-        tarball.display()
-    );
+    let tarball = tldr_tarball();
     let v = vault();
     for (member, dest) in members {
         let out = std::process::Command::new("tar")
