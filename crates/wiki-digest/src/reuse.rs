@@ -153,31 +153,37 @@ pub fn page_chunks(digest: &str) -> Option<HashMap<String, &str>> {
 /// and, both being sorted by path, every object keeps its position: the result is exactly
 /// [`crate::digest::agent_digest_reusing`]'s, without indexing every object of the old file.
 pub fn replace_chunks(
-    old: &str,
+    old: &[u8],
     head: &str,
     page_count: usize,
     replace: &[(&str, String)],
-) -> Option<String> {
+) -> Option<Vec<u8>> {
     use memchr::memmem;
+    // Bytes, not text: the old file is the one the last compile wrote (its checksum matched),
+    // and every marker searched for is ASCII, so its ~18 MB (10,000 pages) need no UTF-8 check.
     let open = format!("{}[\n", crate::digest::PAGES_OPEN);
-    let start = old.find(&open)? + crate::digest::PAGES_OPEN.len();
+    let start = memmem::find(old, open.as_bytes())? + crate::digest::PAGES_OPEN.len();
     let pages = &old[start..];
-    const KEY: &str = "\n      \"path\": ";
+    const KEY: &[u8] = b"\n      \"path\": ";
     // One pass over the objects: count them, and find those to replace by the rest of their
     // path line (`"<path>",`).
-    let mut wanted: HashMap<String, &str> = HashMap::with_capacity(replace.len());
+    let mut wanted: HashMap<Vec<u8>, &str> = HashMap::with_capacity(replace.len());
     for (path, object) in replace {
-        wanted.insert(format!("{},", serde_json::to_string(path).ok()?), object);
+        let mut key = serde_json::to_vec(path).ok()?;
+        key.push(b',');
+        wanted.insert(key, object);
     }
+    let open_object = memmem::FinderRev::new(b"\n    {");
+    let close_object = memmem::Finder::new(b"\n    }");
     let mut count = 0;
     let mut spans: Vec<(usize, usize, &str)> = Vec::with_capacity(replace.len());
-    for at in memmem::find_iter(pages.as_bytes(), KEY) {
+    for at in memmem::find_iter(pages, KEY) {
         count += 1;
         let rest = &pages[at + KEY.len()..];
-        let line = &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())];
+        let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
         if let Some(object) = wanted.remove(line) {
-            let from = pages[..at].rfind("\n    {")? + "\n    ".len();
-            let until = at + pages[at..].find("\n    }")? + "\n    }".len();
+            let from = open_object.rfind(&pages[..at])? + "\n    ".len();
+            let until = at + close_object.find(&pages[at..])? + "\n    }".len();
             spans.push((from, until, object));
         }
     }
@@ -188,18 +194,18 @@ pub fn replace_chunks(
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
         return None;
     }
-    let mut out = String::with_capacity(
+    let mut out = Vec::with_capacity(
         head.len() + pages.len() + replace.iter().map(|r| r.1.len()).sum::<usize>() + 16,
     );
-    out.push_str(head);
-    out.push_str(&old[start - crate::digest::PAGES_OPEN.len()..start]);
+    out.extend_from_slice(head.as_bytes());
+    out.extend_from_slice(&old[start - crate::digest::PAGES_OPEN.len()..start]);
     let mut pos = 0;
     for (from, until, object) in spans {
-        out.push_str(&pages[pos..from]);
-        out.push_str(object);
+        out.extend_from_slice(&pages[pos..from]);
+        out.extend_from_slice(object.as_bytes());
         pos = until;
     }
-    out.push_str(&pages[pos..]);
+    out.extend_from_slice(&pages[pos..]);
     Some(out)
 }
 
@@ -219,43 +225,89 @@ pub fn same_lines(a: &[String], b: &[String]) -> bool {
 }
 
 /// `claims.jsonl` with the lines of `remove` taken out and those of `add` merged in, sorted as
-/// compile sorts them ([`locale_cmp`]). `None` when a line to remove is not in `old`.
-pub fn splice_lines(old: &str, remove: &[String], mut add: Vec<String>) -> Option<String> {
-    let body = old.strip_suffix('\n')?;
-    let lines: Vec<&str> = if body.is_empty() {
-        Vec::new()
-    } else {
-        body.split('\n').collect()
+/// compile sorts them ([`locale_cmp`]). `None` when a line to remove is not in `old`, or when a
+/// line the search compares is not UTF-8.
+///
+/// Bytes, not text: `old` is the file the last compile wrote (its checksum matched), so only the
+/// few lines a binary search compares are checked, not the whole file (~12 MB at 10,000 pages),
+/// and the lines that stay are copied in runs, not compared one by one.
+pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Option<Vec<u8>> {
+    let body = old.strip_suffix(b"\n")?;
+    // Where each line starts, and one past its end (the `\n` or the end of `body`).
+    let mut starts: Vec<usize> = Vec::new();
+    if !body.is_empty() {
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', body).map(|at| at + 1));
+    }
+    let n = starts.len();
+    let line = |i: usize| {
+        let end = starts.get(i + 1).map_or(body.len(), |s| s - 1);
+        &body[starts[i]..end]
     };
-    let mut gone = vec![false; lines.len()];
+    let unreadable = std::cell::Cell::new(false);
+    let text = |i: usize| {
+        std::str::from_utf8(line(i)).unwrap_or_else(|_| {
+            unreadable.set(true);
+            ""
+        })
+    };
+    // Index of the first line `l` of `0..n` with `!before(l)` (`before` holds for a prefix).
+    let partition = |before: &dyn Fn(&str) -> bool| {
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if before(text(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    let mut gone = vec![false; n];
     for r in remove {
-        let at = lines.partition_point(|l| locale_cmp(l, r) == Ordering::Less);
-        let i = (at..lines.len())
-            .take_while(|&i| lines[i] == r.as_str())
+        let at = partition(&|l| locale_cmp(l, r) == Ordering::Less);
+        let i = (at..n)
+            .take_while(|&i| line(i) == r.as_bytes())
             .find(|&i| !gone[i])?;
         gone[i] = true;
     }
     wiki_parse::health::sort_by_locale(&mut add, |l| l);
-    let mut out = String::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
-    let mut first = true;
-    let mut push = |line: &str| {
-        if !first {
-            out.push('\n');
+    // Each new line goes before the first old line that sorts after it (after equal ones).
+    let slots: Vec<usize> = add
+        .iter()
+        .map(|a| partition(&|l| locale_cmp(a, l) != Ordering::Less))
+        .collect();
+    if unreadable.get() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
+    let mut new = add.iter().zip(slots).peekable();
+    // Old lines `run..i` are kept and not yet copied: one copy per run between changes.
+    let mut run = 0;
+    let flush = |out: &mut Vec<u8>, from: usize, to: usize| {
+        if from < to {
+            out.extend_from_slice(
+                &body[starts[from]..starts.get(to).map_or(body.len() + 1, |s| *s) - 1],
+            );
+            out.push(b'\n');
         }
-        first = false;
-        out.push_str(line);
     };
-    let mut new = add.iter().peekable();
-    for (line, _) in lines.iter().zip(&gone).filter(|(_, g)| !**g) {
-        while let Some(n) = new.next_if(|n| locale_cmp(n, line) == Ordering::Less) {
-            push(n);
+    // `gone` with a last, never-kept sentinel: the final run is flushed there.
+    for (i, &removed) in gone.iter().chain([&true]).enumerate() {
+        let inserts = new.peek().is_some_and(|(_, slot)| *slot == i);
+        if inserts || removed {
+            flush(&mut out, run, i);
+            while let Some((a, _)) = new.next_if(|(_, slot)| *slot == i) {
+                out.extend_from_slice(a.as_bytes());
+                out.push(b'\n');
+            }
+            run = if removed { i + 1 } else { i };
         }
-        push(line);
     }
-    for n in new {
-        push(n);
+    if out.is_empty() {
+        out.push(b'\n');
     }
-    out.push('\n');
     Some(out)
 }
 
@@ -272,26 +324,116 @@ mod tests {
         assert!(!same_lines(&v(&["a"]), &v(&["a", "a"])));
         assert!(!same_lines(&v(&["a"]), &v(&["A"])));
         // Splicing the same lines back gives the file back.
-        let old = "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+        let old = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
         let lines = v(&["{\"b\":2}"]);
         assert_eq!(
             splice_lines(old, &lines, lines.clone()).as_deref(),
-            Some(old)
+            Some(old.as_slice())
         );
     }
 
     #[test]
     fn splice_keeps_sorted_order() {
-        let old = "a\nc\nc\ne\n";
+        let old = b"a\nc\nc\ne\n";
         let got = splice_lines(old, &["c".into()], vec!["d".into(), "b".into()]).unwrap();
-        assert_eq!(got, "a\nb\nc\nd\ne\n");
-        assert_eq!(splice_lines("\n", &[], vec![]).unwrap(), "\n");
+        assert_eq!(got, b"a\nb\nc\nd\ne\n");
+        assert_eq!(splice_lines(b"\n", &[], vec![]).unwrap(), b"\n");
         assert_eq!(
-            splice_lines("a\n", &["a".into()], vec![]).unwrap(),
-            "\n",
+            splice_lines(b"a\n", &["a".into()], vec![]).unwrap(),
+            b"\n",
             "no claims left: a single newline, as compile writes it"
         );
         assert!(splice_lines(old, &["z".into()], vec![]).is_none());
+        assert!(
+            splice_lines(b"a", &[], vec![]).is_none(),
+            "no final newline"
+        );
+        // A line the search has to compare is not UTF-8: no guess.
+        assert!(splice_lines(b"a\n\xff\nc\n", &[], vec!["b".into()]).is_none());
+    }
+
+    /// The merge [`splice_lines`] replaced (every old line compared with the next new one),
+    /// as the reference for the copy-in-runs version.
+    fn splice_lines_reference(
+        old: &str,
+        remove: &[String],
+        mut add: Vec<String>,
+    ) -> Option<String> {
+        let body = old.strip_suffix('\n')?;
+        let lines: Vec<&str> = if body.is_empty() {
+            Vec::new()
+        } else {
+            body.split('\n').collect()
+        };
+        let mut gone = vec![false; lines.len()];
+        for r in remove {
+            let at = lines.partition_point(|l| locale_cmp(l, r) == Ordering::Less);
+            let i = (at..lines.len())
+                .take_while(|&i| lines[i] == r.as_str())
+                .find(|&i| !gone[i])?;
+            gone[i] = true;
+        }
+        wiki_parse::health::sort_by_locale(&mut add, |l| l);
+        let mut kept = lines
+            .iter()
+            .zip(&gone)
+            .filter(|(_, g)| !**g)
+            .map(|(l, _)| *l);
+        let mut out: Vec<&str> = Vec::new();
+        let mut new = add.iter().peekable();
+        for line in kept.by_ref() {
+            while let Some(n) = new.next_if(|n| locale_cmp(n, line) == Ordering::Less) {
+                out.push(n);
+            }
+            out.push(line);
+        }
+        out.extend(new.map(String::as_str));
+        Some(out.iter().map(|l| format!("{l}\n")).collect::<String>())
+            .map(|s| if s.is_empty() { "\n".to_string() } else { s })
+    }
+
+    #[test]
+    fn splice_matches_the_line_by_line_merge() {
+        // Lines drawn from a small alphabet (duplicates, case and accents, CJK) so that equal
+        // and locale-equal neighbours are common.
+        let words = ["a", "A", "b", "é", "e", "c", "向量", "{\"x\":1}", "", "zz"];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        for round in 0..2000 {
+            let mut lines: Vec<String> = (0..next(12))
+                .map(|_| format!("{}{}", words[next(words.len())], words[next(words.len())]))
+                .collect();
+            wiki_parse::health::sort_by_locale(&mut lines, |l| l);
+            let old: String = if lines.is_empty() {
+                "\n".to_string()
+            } else {
+                lines.iter().map(|l| format!("{l}\n")).collect()
+            };
+            let mut remove = Vec::new();
+            for l in &lines {
+                if next(3) == 0 {
+                    remove.push(l.clone());
+                }
+            }
+            if next(10) == 0 {
+                remove.push("not there".to_string());
+            }
+            let add: Vec<String> = (0..next(5))
+                .map(|_| format!("{}{}", words[next(words.len())], words[next(words.len())]))
+                .collect();
+            let want = splice_lines_reference(&old, &remove, add.clone());
+            let got = splice_lines(old.as_bytes(), &remove, add.clone());
+            assert_eq!(
+                got.as_deref(),
+                want.as_deref().map(str::as_bytes),
+                "round {round}: {old:?} - {remove:?} + {add:?}"
+            );
+        }
     }
 
     #[test]
