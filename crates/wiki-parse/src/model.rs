@@ -271,9 +271,10 @@ pub struct PageSummary {
     /// Structured claims.
     #[serde(default)]
     pub claims: Vec<Claim>,
-    /// Person card, when present.
+    /// Person card, when present (boxed: most pages have none, and a vault's worth of page
+    /// records is built and moved on every operation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub person_card: Option<PersonCard>,
+    pub person_card: Option<Box<PersonCard>>,
     /// Structured relationships.
     #[serde(default)]
     pub relationships: Vec<Relationship>,
@@ -476,7 +477,7 @@ pub fn summarize(fm: &Mapping, key_lines: &KeyLines) -> PageSummary {
         not_enough_for: l("notEnoughFor"),
         confidence: finite(get(fm, "confidence")),
         claims,
-        person_card: normalize_person_card(get(fm, "personCard")),
+        person_card: normalize_person_card(get(fm, "personCard")).map(Box::new),
         relationships,
     }
 }

@@ -1363,7 +1363,7 @@ fn decode_summary(r: &mut Reader<'_>) -> Result<PageSummary, Bad> {
         confidence: r.opt_f64()?,
         claims: r.list(decode_claim)?,
         person_card: if r.flag()? {
-            Some(decode_card(r)?)
+            Some(Box::new(decode_card(r)?))
         } else {
             None
         },
