@@ -1193,13 +1193,7 @@ mod tests {
 
     #[test]
     fn pages_in_order_moves_each_record_to_its_place() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut next = crate::test_rng(0x9E37_79B9_7F4A_7C15);
         for n in [0, 1, 2, 3, 7, 50] {
             for _ in 0..20 {
                 let mut order: Vec<usize> = (0..n).collect();

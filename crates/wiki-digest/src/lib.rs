@@ -81,3 +81,15 @@ pub fn commands() -> Vec<wiki_cli::Subcommand> {
         ),
     ]
 }
+
+/// A small deterministic random source for the randomized unit tests (xorshift64): each call
+/// gives a number in `0..m`.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |m: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % m as u64) as usize
+    }
+}

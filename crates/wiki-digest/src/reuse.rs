@@ -397,13 +397,7 @@ mod tests {
         // Lines drawn from a small alphabet (duplicates, case and accents, CJK) so that equal
         // and locale-equal neighbours are common.
         let words = ["a", "A", "b", "é", "e", "c", "向量", "{\"x\":1}", "", "zz"];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut next = crate::test_rng(0x2545_F491_4F6C_DD1D);
         for round in 0..2000 {
             let mut lines: Vec<String> = (0..next(12))
                 .map(|_| format!("{}{}", words[next(words.len())], words[next(words.len())]))
