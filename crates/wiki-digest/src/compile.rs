@@ -103,7 +103,9 @@ pub struct CompileResult {
     pub backlinks: bool,
     /// What the next compile needs to reuse this one's digest and claims (`None`: not reusable).
     pub recorded: Option<crate::reuse::Recorded>,
-    /// Text layout of every non-report page after the compile (for the parse cache).
+    /// Text layout, for the parse cache, of the pages whose entry is written anew (misses,
+    /// pages whose Related block was rewritten, dashboards); the cache's hits have none (their
+    /// entries are copied when it is saved).
     pub layouts: HashMap<String, TextLayout>,
 }
 
@@ -520,13 +522,13 @@ pub fn save_parse_cache(
         label.push(';');
         label.push_str(&r.to_label());
     }
-    wiki_parse::pagecache::save(
+    wiki_parse::pagecache::save_copying(
         vault_dir,
         &label,
         result
             .pages
             .iter()
-            .filter_map(|p| result.layouts.get(&p.path).map(|l| (p, *l))),
+            .map(|p| (p, result.layouts.get(&p.path).copied())),
         prev,
         |path, blob| snapshot.settled_stat(path, blob),
     )
@@ -619,18 +621,23 @@ fn compile_inner(
         }
     }
     t = trace("related", t);
-    // Text layouts for the parse cache. Pages the cache already holds unchanged are copied from
-    // it when it is saved, so their layout is not computed again (dashboards rendered below get
-    // the layout of their new text).
+    // Text layouts for the parse cache, of the pages whose entry is written anew. The pages the
+    // cache holds unchanged (hits: not misses, not dashboards, Related block untouched) get none:
+    // their entries are copied when it is saved (dashboards rendered below get the layout of
+    // their new text).
+    let hit = |i: usize, p: &Page| {
+        !new_related.contains_key(&i)
+            && p.kind != wiki_parse::PageKind::Report
+            && inc.misses.is_some_and(|m| !m.contains(&p.path))
+    };
     let mut layouts: HashMap<String, TextLayout> = parsed_pages
         .par_iter()
         .enumerate()
+        .filter(|(i, p)| !hit(*i, p))
         .map(|(i, p)| {
-            let related = match (new_related.get(&i), inc.misses) {
-                (Some(related), _) => *related,
-                // Unchanged cached page: its entry (with this checksum) is copied on save.
-                (None, Some(misses)) if !misses.contains(&p.path) => None,
-                (None, _) => wiki_parse::pagecache::related_checksum(&p.text),
+            let related = match new_related.get(&i) {
+                Some(related) => *related,
+                None => wiki_parse::pagecache::related_checksum(&p.text),
             };
             let layout = TextLayout {
                 body_offset: p.body_offset,

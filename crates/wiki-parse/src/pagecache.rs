@@ -272,6 +272,32 @@ fn write_entry(
     w.0.extend_from_slice(payload);
 }
 
+/// Where a saved entry's payload comes from (see [`ParseCache::source`]).
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    /// The previous cache's bytes for the same version of the page.
+    Copied(&'a [u8]),
+    /// Encoded from the page with this layout.
+    Encode(TextLayout),
+}
+
+impl Source<'_> {
+    /// The payload bytes (encoded into `scratch` when needed).
+    fn bytes<'s>(&'s self, info: &PageInfo, scratch: &'s mut Writer) -> &'s [u8] {
+        match self {
+            Source::Copied(bytes) => bytes,
+            Source::Encode(layout) => {
+                scratch.0.clear();
+                if let Some(area) = &mut scratch.1 {
+                    area.clear();
+                }
+                encode_entry(scratch, info, *layout);
+                &scratch.0[..]
+            }
+        }
+    }
+}
+
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
 #[derive(Debug, Default)]
 pub struct ParseCache {
@@ -363,31 +389,28 @@ impl ParseCache {
         buf.get(e.start..e.end)
     }
 
-    /// The encoded form of `info`: copied from this cache when it holds the same version of the
-    /// page, else encoded into `scratch`.
-    fn payload_or_encode<'s>(
-        &'s self,
-        info: &PageInfo,
-        layout: TextLayout,
-        blob: &[u8; 20],
-        scratch: &'s mut Writer,
-    ) -> &'s [u8] {
-        match self
-            .entries
+    /// The encoded form of `info` as this cache holds it, when it holds that version of the page
+    /// (same blob id `blob`, links recorded the same way).
+    fn reusable_payload(&self, info: &PageInfo, blob: &[u8; 20]) -> Option<&[u8]> {
+        self.entries
             .get(&info.path)
             // (An entry without links cannot stand for a page with links, nor the reverse.)
             .filter(|e| &e.blob == blob && e.links_omitted == info.links_omitted)
             .and_then(|e| self.payload(e))
-        {
-            Some(bytes) => bytes,
-            None => {
-                scratch.0.clear();
-                if let Some(area) = &mut scratch.1 {
-                    area.clear();
-                }
-                encode_entry(scratch, info, layout);
-                &scratch.0[..]
-            }
+    }
+
+    /// Where the entry of `info` comes from: copied from this cache when it holds that version,
+    /// else encoded with `layout`; `None` when neither (the page is left out of the new cache: a
+    /// miss next time, never a wrong entry).
+    fn source(
+        &self,
+        info: &PageInfo,
+        layout: Option<TextLayout>,
+        blob: &[u8; 20],
+    ) -> Option<Source<'_>> {
+        match self.reusable_payload(info, blob) {
+            Some(bytes) => Some(Source::Copied(bytes)),
+            None => layout.map(Source::Encode),
         }
     }
 
@@ -632,23 +655,41 @@ pub fn encode_reusing<'a>(
     prev: &ParseCache,
     stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> Vec<u8> {
-    let pages: Vec<(&PageInfo, TextLayout)> = pages
+    encode_sources(
+        label,
+        pages.into_iter().map(|(p, l)| (p, Some(l))),
+        prev,
+        stat,
+    )
+}
+
+/// [`encode_reusing`] for pages given with their layout or without one (`None`: copied from
+/// `prev`, which holds that version, else left out).
+fn encode_sources<'a>(
+    label: &str,
+    pages: impl IntoIterator<Item = (&'a PageInfo, Option<TextLayout>)>,
+    prev: &ParseCache,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
+) -> Vec<u8> {
+    let pages: Vec<(&PageInfo, [u8; 20], Source<'_>)> = pages
         .into_iter()
-        .filter(|(p, _)| hex_to_raw(&p.blob_id).is_some())
+        .filter_map(|(p, layout)| {
+            let blob = hex_to_raw(&p.blob_id)?;
+            Some((p, blob, prev.source(p, layout, &blob)?))
+        })
         .collect();
     let mut w = Writer::file(MAGIC, pages.len() * 1024 + 64);
     w.str(label);
     w.len(pages.len());
     // Entries are independent: chunks of them are encoded in parallel (a first compile encodes
     // every page) and concatenated in order, the same bytes as one pass.
-    let encode = |chunk: &[(&PageInfo, TextLayout)]| -> Vec<u8> {
+    let encode = |chunk: &[(&PageInfo, [u8; 20], Source<'_>)]| -> Vec<u8> {
         let mut w = Writer(Vec::with_capacity(chunk.len() * 1024), None);
         let mut payload = Writer::payload();
-        for (info, layout) in chunk {
-            let blob = hex_to_raw(&info.blob_id).unwrap_or([0; 20]);
-            let bytes = prev.payload_or_encode(info, *layout, &blob, &mut payload);
-            let st = stat(&info.path, &blob);
-            write_entry(&mut w, info, &blob, st.as_ref(), bytes);
+        for (info, blob, source) in chunk {
+            let bytes = source.bytes(info, &mut payload);
+            let st = stat(&info.path, blob);
+            write_entry(&mut w, info, blob, st.as_ref(), bytes);
         }
         w.0
     };
@@ -673,7 +714,27 @@ pub fn save<'a>(
     prev: &ParseCache,
     stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> std::io::Result<()> {
-    let pages: Vec<(&PageInfo, TextLayout)> = pages.into_iter().collect();
+    save_copying(
+        vault_dir,
+        label,
+        pages.into_iter().map(|(p, l)| (p, Some(l))),
+        prev,
+        stat,
+    )
+}
+
+/// [`save`] for pages given with their layout, or without one when `prev` holds that version
+/// of the page (a compile's cache hits: their entries are copied, and nothing about them has to
+/// be computed). A page without a layout that `prev` does not hold is left out of the cache (a
+/// miss next time).
+pub fn save_copying<'a>(
+    vault_dir: &Path,
+    label: &str,
+    pages: impl IntoIterator<Item = (&'a PageInfo, Option<TextLayout>)>,
+    prev: &ParseCache,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
+) -> std::io::Result<()> {
+    let pages: Vec<(&PageInfo, Option<TextLayout>)> = pages.into_iter().collect();
     if let Some(delta) = encode_delta(label, &pages, prev, &stat) {
         return crate::layout::write_ignored_file(
             vault_dir,
@@ -682,7 +743,7 @@ pub fn save<'a>(
             &delta,
         );
     }
-    let bytes = encode_reusing(label, pages, prev, stat);
+    let bytes = encode_sources(label, pages, prev, stat);
     crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)?;
     // The delta belonged to the previous cache file (a reader would ignore it anyway).
     match std::fs::remove_file(vault_dir.join(DELTA_PATH)) {
@@ -695,7 +756,7 @@ pub fn save<'a>(
 /// cache file and the changes are small enough (see the module docs).
 fn encode_delta(
     label: &str,
-    pages: &[(&PageInfo, TextLayout)],
+    pages: &[(&PageInfo, Option<TextLayout>)],
     prev: &ParseCache,
     stat: &(impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync),
 ) -> Option<Vec<u8>> {
@@ -703,31 +764,35 @@ fn encode_delta(
     let mut w = Writer::file(DELTA_MAGIC, 4096);
     w.0.extend_from_slice(&base_sum.to_le_bytes());
     w.str(label);
-    let mut changed: Vec<(&PageInfo, TextLayout, [u8; 20], Option<FileStat>)> = Vec::new();
+    let mut changed: Vec<(&PageInfo, Source<'_>, [u8; 20], Option<FileStat>)> = Vec::new();
     let mut present: std::collections::HashSet<&str, foldhash::fast::RandomState> =
         std::collections::HashSet::with_capacity_and_hasher(pages.len(), Default::default());
     for (info, layout) in pages {
         let Some(blob) = hex_to_raw(&info.blob_id) else {
             continue;
         };
-        present.insert(info.path.as_str());
         let st = stat(&info.path, &blob);
         match prev.entries.get(&info.path) {
             // Unchanged since the cache file: nothing to record.
             Some(e) if !e.delta && e.same(&blob, st.as_ref(), info) => {}
             _ => {
-                changed.push((info, *layout, blob, st));
+                // (A page that can be neither copied nor encoded is left out: removed below.)
+                let Some(source) = prev.source(info, *layout, &blob) else {
+                    continue;
+                };
+                changed.push((info, source, blob, st));
                 if changed.len() > DELTA_MAX_ENTRIES {
                     return None;
                 }
             }
         }
+        present.insert(info.path.as_str());
     }
     changed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     w.len(changed.len());
     let mut payload = Writer::payload();
-    for (info, layout, blob, st) in &changed {
-        let bytes = prev.payload_or_encode(info, *layout, blob, &mut payload);
+    for (info, source, blob, st) in &changed {
+        let bytes = source.bytes(info, &mut payload);
         write_entry(&mut w, info, blob, st.as_ref(), bytes);
         if w.0.len() > prev.buf.len() / 2 {
             return None;
@@ -1794,6 +1859,35 @@ mod tests {
                 (p.to_string(), info, layout)
             })
             .collect()
+    }
+
+    #[test]
+    fn pages_without_a_layout_are_copied_or_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        let stat = |_: &str, _: &[u8; 20]| None;
+        let first = pages(0..300, None);
+        save(vault, "one", infos(&first), &ParseCache::empty(), stat).unwrap();
+        let prev = ParseCache::load(vault);
+        // Every page given without a layout: the hits are copied; the edited page (the cache
+        // holds another version of it) is left out, never saved with a made-up layout.
+        let second = pages(0..300, Some(5));
+        let given = || second.iter().map(|p| (&p.info, None));
+        let want = ParseCache::from_bytes(encode(
+            "two",
+            infos(&second)
+                .into_iter()
+                .filter(|(p, _)| p.path != "entities/p5.md"),
+        ))
+        .unwrap();
+        // As a whole file, and as a delta (few changes: what `save_copying` writes here).
+        let whole = ParseCache::from_bytes(encode_sources("two", given(), &prev, stat)).unwrap();
+        assert_eq!(contents(&whole), contents(&want));
+        save_copying(vault, "two", given(), &prev, stat).unwrap();
+        assert!(vault.join(DELTA_PATH).exists());
+        let loaded = ParseCache::load(vault);
+        assert!(!loaded.contains("entities/p5.md"));
+        assert_eq!(contents(&loaded), contents(&want));
     }
 
     #[test]
