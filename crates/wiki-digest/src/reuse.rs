@@ -283,21 +283,19 @@ pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Opti
     }
     let mut out = Vec::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
     let mut new = add.iter().zip(slots).peekable();
-    // Old lines `run..i` are kept and not yet copied: one copy per run between changes.
+    // Old lines `run..i` are kept and not yet copied: one copy per run between changes, taken
+    // from `old` with each line's `\n` (line `i` starts at `starts[i]`, and `old` ends where
+    // line `n` would start).
     let mut run = 0;
-    let flush = |out: &mut Vec<u8>, from: usize, to: usize| {
-        if from < to {
-            out.extend_from_slice(
-                &body[starts[from]..starts.get(to).map_or(body.len() + 1, |s| *s) - 1],
-            );
-            out.push(b'\n');
-        }
-    };
-    // `gone` with a last, never-kept sentinel: the final run is flushed there.
+    // `gone` with a last, never-kept sentinel: the final run is copied there.
     for (i, &removed) in gone.iter().chain([&true]).enumerate() {
         let inserts = new.peek().is_some_and(|(_, slot)| *slot == i);
         if inserts || removed {
-            flush(&mut out, run, i);
+            if run < i {
+                out.extend_from_slice(
+                    &old[starts[run]..starts.get(i).copied().unwrap_or(old.len())],
+                );
+            }
             while let Some((a, _)) = new.next_if(|(_, slot)| *slot == i) {
                 out.extend_from_slice(a.as_bytes());
                 out.push(b'\n');

@@ -20,10 +20,10 @@
 //! length-prefixed UTF-8, `f64` are 8 little-endian bytes. In a payload (format 5) the
 //! strings' bytes are not inline: the payload is the page's structure (string lengths
 //! included), then all its strings' bytes in order, then that area's length (4 bytes, little
-//! endian), so that a reader checks a page's strings for UTF-8 in one pass. A file that is truncated, fails the
-//! checksum, comes from another tool version or does not decode (an unknown flag included) is
-//! ignored as a whole (every page is parsed again), so a damaged cache can cost time but never
-//! change a result.
+//! endian), so that a reader checks a page's strings for UTF-8 in one pass. A file that is
+//! truncated, fails the checksum, comes from another tool version or does not decode (an
+//! unknown flag included) is ignored as a whole (every page is parsed again), so a damaged
+//! cache can cost time but never change a result.
 //!
 //! # Delta file
 //!
@@ -1330,11 +1330,12 @@ impl<'a> Reader<'a> {
     /// A string must end on a character boundary of the area.
     fn area_str(&mut self, n: usize) -> Option<Result<&'a str, Bad>> {
         let (area, at) = self.strs.as_mut()?;
-        let end = at.checked_add(n);
-        let s = end.and_then(|end| area.get(*at..end));
-        if let (Some(_), Some(end)) = (s, end) {
+        let area: &'a str = area;
+        let s = at.checked_add(n).and_then(|end| {
+            let s = area.get(*at..end)?;
             *at = end;
-        }
+            Some(s)
+        });
         Some(s.ok_or(Bad))
     }
     fn byte(&mut self) -> Result<u8, Bad> {
@@ -1359,7 +1360,8 @@ impl<'a> Reader<'a> {
         }
         Err(Bad)
     }
-    /// A length-prefixed string's bytes, not validated or copied.
+    /// A length-prefixed string's bytes, not copied (and not validated, unless they come from a
+    /// payload's string area, which was checked as a whole).
     fn raw(&mut self) -> Result<&'a [u8], Bad> {
         let n = self.len()?;
         match self.area_str(n) {
