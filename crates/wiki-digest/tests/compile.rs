@@ -953,6 +953,21 @@ fn pages_take_blob_ids_from_the_git_index_only_when_it_vouches() {
     // that page (its change time differs), which is hashed, and its new text is compiled (an
     // index trusted on size and modification time alone would give the old blob id, whose
     // parse-cache entry has the old text).
+    // `git status` (below) compares change times to the whole second only (git is built
+    // without nanosecond stat checks here): the edit must land in a later second than the
+    // page's last write, or git itself would take the edited file for the indexed one. Our
+    // index vouching compares nanoseconds and needs no such wait.
+    let written = std::fs::metadata(v.path("entities/big.md"))
+        .map(|m| std::os::unix::fs::MetadataExt::ctime(&m))
+        .expect("stat");
+    while std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+        < written as f64 + 1.05
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     v.edit_keeping_mtime("entities/big.md", "Original wording", "Replaced wording");
     let op = r#"{"op":"add_question","page":"entity.small","question":"Fresh?"}"#;
     wiki_testkit::output(v.command("wiki-apply"), Some(op.as_bytes())).expect_code(0);
