@@ -1033,11 +1033,25 @@ fn reuse_digest(
     let mut kept: HashSet<&str> = HashSet::with_capacity(order.len());
     kept.extend(order.iter().filter(|p| is_hit(p)).map(|p| p.path.as_str()));
     let changed: Vec<&PageInfo> = order.iter().copied().filter(|p| !is_hit(p)).collect();
+    // The old versions of the pages that are not hits (edited or gone; reports are never in
+    // the old files' claims): their claim lines are removed, their claims taken out of the
+    // header's counts.
+    let reports = |p: &str| PageKind::from_path(p) == Some(PageKind::Report);
+    let removed: Vec<PageInfo> = cache
+        .paths()
+        .filter(|p| !kept.contains(p) && !reports(p))
+        .map(|p| cache.get_any(p))
+        .collect::<Option<_>>()?;
     let (digest, claims) = rayon::join(
         // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
             let t = std::time::Instant::now();
-            let head = digest::digest_head_sharing(order, counts, errors, now_ms, clusters);
+            let head = crate::reuse::head_from_old(
+                old_digest, order, counts, errors, now_ms, clusters, &removed, &changed,
+            )
+            .unwrap_or_else(|| {
+                digest::digest_head_sharing(order, counts, errors, now_ms, clusters)
+            });
             let t = trace("digest (reuse: head)", t);
             let objects: Vec<(&str, String)> = changed
                 .iter()
@@ -1054,10 +1068,8 @@ fn reuse_digest(
         || {
             let t = std::time::Instant::now();
             let mut remove = Vec::new();
-            let reports = |p: &str| PageKind::from_path(p) == Some(PageKind::Report);
-            for path in cache.paths().filter(|p| !kept.contains(p) && !reports(p)) {
-                let old = cache.get_any(path)?;
-                remove.extend(digest::claim_lines(&[&old], now_ms));
+            for old in &removed {
+                remove.extend(digest::claim_lines(&[old], now_ms));
             }
             let add = digest::claim_lines(&changed, now_ms);
             let out = if crate::reuse::same_lines(&remove, &add) {

@@ -130,16 +130,28 @@ pub fn digest_head_sharing(
     now_ms: i64,
     clusters: &Clusters,
 ) -> String {
+    // Independent passes over every claim: side by side.
+    let (health, clusters) = rayon::join(
+        || claim_health_counts(pages, now_ms),
+        || cluster_values(clusters.get_or_init(|| contradiction_clusters(pages))),
+    );
+    head_of_parts(pages, counts, health, clusters, errors)
+}
+
+/// The digest header from its parts: `health` as [`claim_health_counts`] counts it, `clusters`
+/// the `contradictionClusters` array.
+pub fn head_of_parts(
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    health: ClaimHealth,
+    clusters: Value,
+    errors: &[PageError],
+) -> String {
     let mut head = Map::new();
     head.insert("pageCounts".into(), counts.to_json());
     let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
     head.insert("claimCount".into(), Value::from(claim_count));
-    // Independent passes over every claim: side by side.
-    let (health, clusters) = rayon::join(
-        || claim_health(pages, now_ms),
-        || cluster_values(clusters.get_or_init(|| contradiction_clusters(pages))),
-    );
-    head.insert("claimHealth".into(), health);
+    head.insert("claimHealth".into(), health.to_json());
     head.insert("contradictionClusters".into(), clusters);
     if !errors.is_empty() {
         let errs: Vec<Value> = errors
@@ -156,10 +168,57 @@ pub fn digest_head_sharing(
     out
 }
 
-fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
+/// The `claimHealth` counts of the digest header: `[fresh, aging, stale, unknown, contested,
+/// lowConfidence, missingEvidence]`, a sum over claims (so over pages).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClaimHealth(pub [usize; 7]);
+
+impl ClaimHealth {
+    /// The counts as the digest writes them.
+    pub fn to_json(self) -> Value {
+        let n = self.0;
+        serde_json::json!({
+            "freshness": {"fresh": n[0], "aging": n[1], "stale": n[2], "unknown": n[3]},
+            "contested": n[4],
+            "lowConfidence": n[5],
+            "missingEvidence": n[6],
+        })
+    }
+
+    /// The counts of a `claimHealth` value as [`ClaimHealth::to_json`] writes it; `None` for
+    /// any other shape.
+    pub fn from_json(v: &Value) -> Option<ClaimHealth> {
+        let n = |v: Option<&Value>| v?.as_u64().and_then(|n| usize::try_from(n).ok());
+        let f = v.get("freshness")?;
+        let out = ClaimHealth([
+            n(f.get("fresh"))?,
+            n(f.get("aging"))?,
+            n(f.get("stale"))?,
+            n(f.get("unknown"))?,
+            n(v.get("contested"))?,
+            n(v.get("lowConfidence"))?,
+            n(v.get("missingEvidence"))?,
+        ]);
+        // Exactly that shape (a value with other keys would not be written back the same).
+        (v.as_object()?.len() == 4 && f.as_object()?.len() == 4 && out.to_json() == *v)
+            .then_some(out)
+    }
+
+    /// These counts with `minus` taken out and `plus` added (`None` if a count would drop
+    /// below zero).
+    pub fn adjusted(self, minus: ClaimHealth, plus: ClaimHealth) -> Option<ClaimHealth> {
+        let mut out = self.0;
+        for ((x, m), p) in out.iter_mut().zip(minus.0).zip(plus.0) {
+            *x = x.checked_sub(m)?.checked_add(p)?;
+        }
+        Some(ClaimHealth(out))
+    }
+}
+
+/// The `claimHealth` counts of the claims of `pages` at `now_ms` (in parallel: claim freshness
+/// parses every timestamp).
+pub fn claim_health_counts(pages: &[&PageInfo], now_ms: i64) -> ClaimHealth {
     use rayon::prelude::*;
-    // [fresh, aging, stale, unknown, contested, lowConfidence, missingEvidence], counted per page
-    // in parallel (claim freshness parses every timestamp) and summed.
     let n = pages
         .par_iter()
         .map(|p| {
@@ -187,15 +246,11 @@ fn claim_health(pages: &[&PageInfo], now_ms: i64) -> Value {
                 a
             },
         );
-    serde_json::json!({
-        "freshness": {"fresh": n[0], "aging": n[1], "stale": n[2], "unknown": n[3]},
-        "contested": n[4],
-        "lowConfidence": n[5],
-        "missingEvidence": n[6],
-    })
+    ClaimHealth(n)
 }
 
-fn cluster_values(all: &[ContradictionCluster]) -> Value {
+/// The `contradictionClusters` array of the digest header.
+pub fn cluster_values(all: &[ContradictionCluster]) -> Value {
     // Page-note clusters first, then claim-id clusters, then a stable sort by label (as upstream).
     let mut ordered: Vec<_> = all
         .iter()

@@ -13,13 +13,18 @@
 //! are. Only the other pages (edited, new, removed, and the dashboards, which are always
 //! re-rendered) are serialised: their old lines (rendered from the cached old version) are
 //! removed and their new lines merged in sorted order. The digest header (counts, claim
-//! health, contradiction clusters, errors) is always recomputed. The bytes are exactly those of
-//! a full compile (tested against it).
+//! health, contradiction clusters, errors) is recomputed, from the old header and the changed
+//! pages where it can be ([`head_from_old`]). The bytes are exactly those of a full compile
+//! (tested against it).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use wiki_parse::health::locale_cmp;
+use wiki_parse::health::{contradiction_clusters, locale_cmp};
+use wiki_parse::{PageError, PageInfo, PageKind};
+
+use crate::pages::PageCounts;
+use crate::reports::Clusters;
 
 /// What the last compile recorded about the files it wrote (kept in the parse cache's label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +146,137 @@ pub fn page_chunks(digest: &str) -> Option<HashMap<String, &str>> {
         pos += line.len();
     }
     None
+}
+
+/// The digest header of `pages` (title order) taken from the header of `old`, the digest the
+/// recorded compile wrote (`now_ms` inside its window), instead of passing over every claim
+/// twice: `removed` are the old versions of the pages that are no longer as that compile saw
+/// them (edited or gone, reports excepted), `added` the current versions of the pages that
+/// are not (edited or new, reports included). `None` (compute the header in full) when the old
+/// header does not have the shape compile writes, when pages failed to parse, or when the
+/// counts do not add up (the changes are not what `old` was made from).
+///
+/// * `claimHealth` is a sum over claims whose freshness levels did not change (same window):
+///   the old counts, less those of `removed`, plus those of `added`.
+/// * `contradictionClusters` depend on the title order of the pages and on each page's path,
+///   contradiction notes and claim ids, texts and statuses: when every edited page kept all of
+///   those (and its title), no page came or went, and no report page takes part in a cluster
+///   (old or new), the old array is the current one. Otherwise (or when the dashboards computed
+///   them already, `clusters`) they are computed.
+#[allow(clippy::too_many_arguments)]
+pub fn head_from_old(
+    old: &[u8],
+    pages: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    clusters: &Clusters,
+    removed: &[PageInfo],
+    added: &[&PageInfo],
+) -> Option<String> {
+    use crate::digest::{ClaimHealth, claim_health_counts, cluster_values, head_of_parts};
+    if !errors.is_empty() {
+        return None;
+    }
+    let open = format!("{}[\n", crate::digest::PAGES_OPEN);
+    let end = memchr::memmem::find(old, open.as_bytes())?;
+    let mut text = old[..end].to_vec();
+    text.extend_from_slice(b"\n}");
+    let serde_json::Value::Object(mut head) = serde_json::from_slice(&text).ok()? else {
+        return None;
+    };
+    let keys = [
+        "pageCounts",
+        "claimCount",
+        "claimHealth",
+        "contradictionClusters",
+    ];
+    if !head.keys().map(String::as_str).eq(keys) {
+        return None;
+    }
+    let is_report = |p: &PageInfo| p.kind == PageKind::Report;
+    // The counts must add up: pages (reports aside, they are re-rendered every time) and claims
+    // (the recorded compile's reports carried none).
+    let old_counts = &head["pageCounts"];
+    let old_pages: u64 = ["entity", "concept", "source", "synthesis"]
+        .iter()
+        .map(|k| old_counts.get(*k).and_then(serde_json::Value::as_u64))
+        .sum::<Option<u64>>()?;
+    let new_pages = (counts.entity + counts.concept + counts.source + counts.synthesis) as u64;
+    let added_pages = added.iter().filter(|p| !is_report(p)).count() as u64;
+    if old_pages.checked_sub(removed.len() as u64)? + added_pages != new_pages {
+        return None;
+    }
+    let claims = |ps: &mut dyn Iterator<Item = &PageInfo>| -> u64 {
+        ps.map(|p| p.summary.claims.len() as u64).sum()
+    };
+    let new_claims = claims(&mut pages.iter().copied());
+    let old_claims = head["claimCount"].as_u64()?;
+    if old_claims.checked_sub(claims(&mut removed.iter()))? + claims(&mut added.iter().copied())
+        != new_claims
+    {
+        return None;
+    }
+    let removed_refs: Vec<&PageInfo> = removed.iter().collect();
+    let health = ClaimHealth::from_json(&head["claimHealth"])?.adjusted(
+        claim_health_counts(&removed_refs, now_ms),
+        claim_health_counts(added, now_ms),
+    )?;
+    let clusters = match clusters.get() {
+        Some(computed) => cluster_values(computed),
+        None => {
+            let old_clusters = head.remove("contradictionClusters")?;
+            if clusters_kept(&old_clusters, removed, added) {
+                old_clusters
+            } else {
+                cluster_values(clusters.get_or_init(|| contradiction_clusters(pages)))
+            }
+        }
+    };
+    Some(head_of_parts(pages, counts, health, clusters, errors))
+}
+
+/// Whether the contradiction clusters are those of the old pages (see [`head_from_old`]): the
+/// edited pages (`removed`: old versions, `added`: new ones) are the same pages with the same
+/// title, notes and claim ids, texts and statuses, and no report page is in a cluster.
+fn clusters_kept(old: &serde_json::Value, removed: &[PageInfo], added: &[&PageInfo]) -> bool {
+    let is_report = |path: &str| PageKind::from_path(path) == Some(PageKind::Report);
+    let Some(old) = old.as_array() else {
+        return false;
+    };
+    let reports_in_old = old.iter().any(|c| {
+        c.get("paths")
+            .and_then(serde_json::Value::as_array)
+            .is_none_or(|ps| ps.iter().any(|p| p.as_str().is_none_or(is_report)))
+    });
+    if reports_in_old {
+        return false;
+    }
+    let (reports, mut edited): (Vec<&PageInfo>, Vec<&PageInfo>) =
+        added.iter().copied().partition(|p| is_report(&p.path));
+    if reports
+        .iter()
+        .any(|p| !p.summary.contradictions.is_empty() || !p.summary.claims.is_empty())
+    {
+        return false;
+    }
+    let mut before: Vec<&PageInfo> = removed.iter().collect();
+    if before.len() != edited.len() {
+        return false;
+    }
+    before.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    edited.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    before.iter().zip(&edited).all(|(a, b)| {
+        a.path == b.path
+            && a.title == b.title
+            && a.summary.contradictions == b.summary.contradictions
+            && a.summary.claims.len() == b.summary.claims.len()
+            && a.summary
+                .claims
+                .iter()
+                .zip(&b.summary.claims)
+                .all(|(x, y)| x.id == y.id && x.text == y.text && x.status == y.status)
+    })
 }
 
 /// The digest `old` with its header replaced by `head` ([`crate::digest::digest_head`]) and the
@@ -473,5 +609,237 @@ mod tests {
         let label = format!("related=native;{}", r.to_label());
         assert_eq!(Recorded::from_label(&label), Some(r));
         assert_eq!(Recorded::from_label("related=native"), None);
+    }
+}
+
+#[cfg(test)]
+mod head_tests {
+    use super::*;
+    use crate::digest::{agent_digest, digest_head};
+    use crate::pages::title_order;
+
+    const NOW: i64 = 1_775_390_400_000; // 2026-04-05T12:00:00Z
+
+    fn page(path: &str, title: &str, updated: &str, extra: &str) -> PageInfo {
+        let text = format!("---\ntitle: {title}\nupdatedAt: {updated}\n{extra}---\n\n# {title}\n");
+        wiki_parse::parse_page(path, text.as_bytes())
+            .expect("test page parses")
+            .info
+    }
+
+    fn claim(id: &str, text: &str, status: &str) -> String {
+        format!("  - id: {id}\n    text: {text}\n    status: {status}\n    confidence: 0.4\n")
+    }
+
+    /// A vault with claim-id and page-note clusters, claims with and without dates.
+    fn base() -> Vec<PageInfo> {
+        vec![
+            page(
+                "entities/alpha.md",
+                "Alpha",
+                "2026-04-01T00:00:00Z",
+                &format!(
+                    "contradictions:\n  - Redis or Valkey?\nclaims:\n{}{}",
+                    claim("claim.shared", "Alpha uses Redis.", "supported"),
+                    claim("claim.alpha.own", "Alpha is small.", "contested"),
+                ),
+            ),
+            page(
+                "concepts/beta.md",
+                "Beta",
+                "2025-01-01T00:00:00Z",
+                &format!(
+                    "contradictions:\n  - redis or valkey?\nclaims:\n{}",
+                    claim("claim.shared", "Beta uses Valkey.", "supported"),
+                ),
+            ),
+            page(
+                "sources/gamma.md",
+                "Gamma",
+                "2026-02-01T00:00:00Z",
+                &format!("claims:\n{}", claim("claim.gamma", "Gamma.", "supported")),
+            ),
+            page(
+                "reports/open-questions.md",
+                "Open Questions",
+                "2026-04-01T00:00:00Z",
+                "",
+            ),
+        ]
+    }
+
+    fn digest_of(pages: &[PageInfo]) -> String {
+        let order = title_order(pages.iter());
+        agent_digest(&order, &PageCounts::of(order.iter().copied()), &[], NOW)
+    }
+
+    /// `head_from_old` on the digest of `before`, for the pages `after`, where the pages of
+    /// `edited` (paths) changed: the result, and whether the clusters were computed.
+    fn from_old(
+        before: &[PageInfo],
+        after: &[PageInfo],
+        edited: &[&str],
+    ) -> (Option<String>, bool) {
+        let old = digest_of(before);
+        let order = title_order(after.iter());
+        let counts = PageCounts::of(order.iter().copied());
+        let is_report = |p: &str| p.starts_with("reports/");
+        let removed: Vec<PageInfo> = before
+            .iter()
+            .filter(|p| edited.contains(&p.path.as_str()) && !is_report(&p.path))
+            .cloned()
+            .collect();
+        let added: Vec<&PageInfo> = order
+            .iter()
+            .copied()
+            .filter(|p| edited.contains(&p.path.as_str()) || is_report(&p.path))
+            .collect();
+        let clusters = Clusters::new();
+        let got = head_from_old(
+            old.as_bytes(),
+            &order,
+            &counts,
+            &[],
+            NOW,
+            &clusters,
+            &removed,
+            &added,
+        );
+        (got, clusters.get().is_some())
+    }
+
+    fn expected(after: &[PageInfo]) -> String {
+        let order = title_order(after.iter());
+        digest_head(&order, &PageCounts::of(order.iter().copied()), &[], NOW)
+    }
+
+    fn edit(pages: &[PageInfo], path: &str, f: impl FnOnce(&mut PageInfo)) -> Vec<PageInfo> {
+        let mut out = pages.to_vec();
+        f(out.iter_mut().find(|p| p.path == path).expect("page"));
+        out
+    }
+
+    #[test]
+    fn the_header_follows_edits_that_keep_the_clusters() {
+        let before = base();
+        assert!(
+            digest_of(&before).contains("\"claim-id\""),
+            "the fixture has clusters"
+        );
+        // A question and a newer updatedAt: claims without dates change freshness.
+        let after = edit(&before, "concepts/beta.md", |p| {
+            p.summary.questions.push("Which one?".into());
+            p.summary.updated_at = Some("2026-04-04T00:00:00Z".into());
+            p.summary.claims[0].confidence = Some(0.9);
+        });
+        let (got, computed) = from_old(&before, &after, &["concepts/beta.md"]);
+        assert_eq!(got.as_deref(), Some(expected(&after).as_str()));
+        assert_ne!(
+            expected(&after),
+            expected(&before),
+            "the health counts moved"
+        );
+        assert!(!computed, "clusters taken from the old header");
+    }
+
+    #[test]
+    fn edits_that_touch_clusters_recompute_them() {
+        let before = base();
+        type Edit = fn(&mut PageInfo);
+        let edits: [(&str, Edit); 5] = [
+            ("same text now: no competing claims", |p| {
+                p.summary.claims[0].text = "Alpha uses Redis.".into()
+            }),
+            ("status", |p| {
+                p.summary.claims[0].status = Some("refuted".into())
+            }),
+            ("claim id", |p| {
+                p.summary.claims[0].id = Some("claim.beta".into())
+            }),
+            ("note", |p| p.summary.contradictions.clear()),
+            ("title (order)", |p| p.title = "Aaa".into()),
+        ];
+        for (what, f) in edits {
+            let after = edit(&before, "concepts/beta.md", f);
+            let (got, computed) = from_old(&before, &after, &["concepts/beta.md"]);
+            assert_eq!(got.as_deref(), Some(expected(&after).as_str()), "{what}");
+            assert!(computed, "{what}");
+        }
+        // A page gone, a page new.
+        let gone: Vec<PageInfo> = before
+            .iter()
+            .filter(|p| p.path != "entities/alpha.md")
+            .cloned()
+            .collect();
+        let (got, computed) = from_old(&before, &gone, &["entities/alpha.md"]);
+        assert_eq!(got.as_deref(), Some(expected(&gone).as_str()));
+        assert!(computed);
+        let mut new = before.clone();
+        new.push(page(
+            "syntheses/delta.md",
+            "Delta",
+            "2026-04-01T00:00:00Z",
+            &format!(
+                "claims:\n{}",
+                claim("claim.gamma", "Not Gamma.", "supported")
+            ),
+        ));
+        let (got, computed) = from_old(&before, &new, &["syntheses/delta.md"]);
+        assert_eq!(got.as_deref(), Some(expected(&new).as_str()));
+        assert!(computed);
+        // A report page with a contradiction note of its own.
+        let noted = edit(&before, "reports/open-questions.md", |p| {
+            p.summary.contradictions.push("Redis or Valkey?".into())
+        });
+        let (got, computed) = from_old(&before, &noted, &[]);
+        assert_eq!(got.as_deref(), Some(expected(&noted).as_str()));
+        assert!(computed);
+    }
+
+    #[test]
+    fn changes_that_do_not_add_up_are_refused() {
+        let before = base();
+        let after = edit(&before, "concepts/beta.md", |p| {
+            p.summary.questions.push("Which one?".into())
+        });
+        // The edited page's old version not given: the page counts do not add up.
+        let old = digest_of(&before);
+        let order = title_order(after.iter());
+        let counts = PageCounts::of(order.iter().copied());
+        let beta: Vec<&PageInfo> = order
+            .iter()
+            .copied()
+            .filter(|p| p.path == "concepts/beta.md")
+            .collect();
+        let head = |removed: &[PageInfo], errors: &[PageError]| {
+            head_from_old(
+                old.as_bytes(),
+                &order,
+                &counts,
+                errors,
+                NOW,
+                &Clusters::new(),
+                removed,
+                &beta,
+            )
+        };
+        assert_eq!(head(&[], &[]), None);
+        // An old version with a claim too many: the claim counts do not add up.
+        let mut wrong = before[1].clone();
+        wrong.summary.claims.push(wrong.summary.claims[0].clone());
+        assert_eq!(head(&[wrong], &[]), None);
+        assert!(head(&[before[1].clone()], &[]).is_some());
+        // Pages that failed to parse: computed in full.
+        let error = PageError {
+            path: "entities/bad.md".into(),
+            line: 2,
+            message: "bad".into(),
+        };
+        assert_eq!(head(&[before[1].clone()], &[error]), None);
+        // Not a digest compile writes.
+        assert_eq!(
+            head_from_old(b"{}", &order, &counts, &[], NOW, &Clusters::new(), &[], &[]),
+            None
+        );
     }
 }
