@@ -280,6 +280,157 @@ pub fn to_pretty(v: &Value) -> String {
     out
 }
 
+/// The text [`write`] gives the number [`number`] makes of `x`: integral values below 2^53
+/// without a fraction, others as JavaScript prints them, `null` when not finite.
+fn f64_text(x: f64) -> String {
+    if !x.is_finite() {
+        "null".to_string()
+    } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        (x as i64).to_string()
+    } else {
+        js_number(x)
+    }
+}
+
+/// A `serde_json` formatter that writes what [`to_compact`] or [`write_pretty_at`] write for
+/// the [`to_value`] of the same value, without building that value: the escapes of
+/// `serde_json` are `JSON.stringify`'s (checked by the tests), numbers go through [`f64_text`],
+/// and the pretty form starts `depth` levels deep.
+struct JsFormatter {
+    /// `Some(depth)`: pretty, at this depth; `None`: compact.
+    pretty: Option<usize>,
+    has_value: bool,
+}
+
+impl JsFormatter {
+    /// Open an array or object (one level deeper).
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        if let Some(d) = &mut self.pretty {
+            *d += 1;
+            self.has_value = false;
+        }
+        w.write_all(bracket)
+    }
+
+    /// Close an array or object: on its own line when it holds something (pretty form).
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        if let Some(d) = &mut self.pretty {
+            *d -= 1;
+            let depth = *d;
+            if self.has_value {
+                self.newline(w, depth)?;
+            }
+        }
+        w.write_all(bracket)
+    }
+
+    /// Before an array value or an object key: the comma, then (pretty form) its own line.
+    fn item<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        match self.pretty {
+            Some(depth) => self.newline(w, depth),
+            None => Ok(()),
+        }
+    }
+
+    /// A line break and the indentation of `depth` levels (pretty form).
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, depth: usize) -> std::io::Result<()> {
+        w.write_all(b"\n")?;
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for JsFormatter {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+        w.write_all(f64_text(v).as_bytes())
+    }
+
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f32) -> std::io::Result<()> {
+        w.write_all(f64_text(f64::from(v)).as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(if self.pretty.is_some() { b": " } else { b":" })
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// Append `value` as [`to_compact`] (`depth` `None`) or [`write_pretty_at`] (`Some(depth)`)
+/// would write its [`to_value`], serialising it directly (no intermediate [`Value`]; the
+/// digest and claims of a large vault are tens of megabytes of small objects). A value that
+/// cannot be serialised (not expected: string keys, finite or `null` numbers) falls back to
+/// that path.
+pub fn write_serialize<T: serde::Serialize>(value: &T, depth: Option<usize>, out: &mut String) {
+    let mut bytes = Vec::with_capacity(256);
+    let formatter = JsFormatter {
+        pretty: depth,
+        has_value: false,
+    };
+    let mut ser = serde_json::Serializer::with_formatter(&mut bytes, formatter);
+    match value
+        .serialize(&mut ser)
+        .ok()
+        .and_then(|()| String::from_utf8(bytes).ok())
+    {
+        Some(text) => out.push_str(&text),
+        None => write(&to_value(value), depth.map(|_| 2), depth.unwrap_or(0), out),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
