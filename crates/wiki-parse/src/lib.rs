@@ -34,6 +34,7 @@ pub mod slug;
 pub mod time;
 pub mod vault;
 pub mod yaml;
+mod yaml_fast;
 
 pub use links::{Link, LinkKind, LinkTargets};
 pub use model::{Claim, Evidence, PageSummary, PersonCard, Relationship};

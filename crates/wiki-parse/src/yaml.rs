@@ -31,6 +31,11 @@ pub fn parse_mapping(yaml: &str, first_line: usize) -> Result<Mapping, YamlError
     if yaml.trim().is_empty() {
         return Ok(Mapping::new());
     }
+    // Plain block YAML (nearly every page) is read without libyaml's events; anything else,
+    // errors included, goes to yaml_serde.
+    if let Some(map) = crate::yaml_fast::parse(yaml) {
+        return Ok(map);
+    }
     match yaml_serde::from_str::<Value>(yaml) {
         Ok(Value::Mapping(map)) => Ok(map),
         Ok(Value::Null) => Ok(Mapping::new()),
