@@ -295,10 +295,11 @@ fn resolve(s: &str) -> Option<Value> {
         "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
         _ => {}
     }
-    // Every number is made of these: anything else is a string (the common case).
-    let numeric = s
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'));
+    // Every number (a finite float included) starts with one of these and is made of the
+    // others: anything else is a string (the common case: words, ids, sentences).
+    let numeric = s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '+' | '-'))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'));
     if !numeric {
         return Some(Value::String(s.to_string()));
     }
