@@ -792,7 +792,7 @@ fn compile_inner(
     let order_idx = title_idx.unwrap_or_else(|| title_order_idx(&parsed_pages));
     let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();
     let counts = PageCounts::of(order.iter().copied());
-    let claim_count: usize = order.iter().map(|p| p.summary.claims.len()).sum();
+    let claim_count = digest::claim_count(&order);
 
     t = trace("order", t);
     // 4. Digest and claims (beside the links of the re-rendered dashboards).
@@ -1042,6 +1042,7 @@ fn reuse_digest(
         .filter(|p| !kept.contains(p) && !reports(p))
         .map(|p| cache.get_any(p))
         .collect::<Option<_>>()?;
+    let removed: Vec<&PageInfo> = removed.iter().collect();
     let (digest, claims) = rayon::join(
         // Same pages as the old file (the usual case after an edit): swap the changed objects.
         || {
@@ -1067,10 +1068,9 @@ fn reuse_digest(
         },
         || {
             let t = std::time::Instant::now();
-            let mut remove = Vec::new();
-            for old in &removed {
-                remove.extend(digest::claim_lines(&[old], now_ms));
-            }
+            // (Sorted together rather than page by page: `same_lines` and `splice_lines` take
+            // the lines in any order.)
+            let remove = digest::claim_lines(&removed, now_ms);
             let add = digest::claim_lines(&changed, now_ms);
             let out = if crate::reuse::same_lines(&remove, &add) {
                 Some(None)

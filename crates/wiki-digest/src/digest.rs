@@ -247,8 +247,7 @@ pub fn head_of_parts(
 ) -> String {
     let mut head = Map::new();
     head.insert("pageCounts".into(), counts.to_json());
-    let claim_count: usize = pages.iter().map(|p| p.summary.claims.len()).sum();
-    head.insert("claimCount".into(), Value::from(claim_count));
+    head.insert("claimCount".into(), Value::from(claim_count(pages)));
     head.insert("claimHealth".into(), health.to_json());
     head.insert("contradictionClusters".into(), clusters);
     if !errors.is_empty() {
@@ -264,6 +263,11 @@ pub fn head_of_parts(
     let mut out = json::to_pretty(&Value::Object(head));
     out.truncate(out.len() - 2); // "\n}"
     out
+}
+
+/// How many claims `pages` have (`claimCount`).
+pub fn claim_count(pages: &[&PageInfo]) -> usize {
+    pages.iter().map(|p| p.summary.claims.len()).sum()
 }
 
 /// The `claimHealth` counts of the digest header: `[fresh, aging, stale, unknown, contested,

@@ -280,16 +280,11 @@ pub fn to_pretty(v: &Value) -> String {
     out
 }
 
-/// The text [`write`] gives the number [`number`] makes of `x`: integral values below 2^53
-/// without a fraction, others as JavaScript prints them, `null` when not finite.
+/// The text [`write`] gives the number [`number`] makes of `x` (`null` when not finite).
 fn f64_text(x: f64) -> String {
-    if !x.is_finite() {
-        "null".to_string()
-    } else if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        (x as i64).to_string()
-    } else {
-        js_number(x)
-    }
+    let mut out = String::new();
+    write(&number(x), None, 0, &mut out);
+    out
 }
 
 /// A `serde_json` formatter that writes what [`to_compact`] or [`write_pretty_at`] write for

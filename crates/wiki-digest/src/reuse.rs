@@ -171,15 +171,16 @@ pub fn head_from_old(
     errors: &[PageError],
     now_ms: i64,
     clusters: &Clusters,
-    removed: &[PageInfo],
+    removed: &[&PageInfo],
     added: &[&PageInfo],
 ) -> Option<String> {
-    use crate::digest::{ClaimHealth, claim_health_counts, cluster_values, head_of_parts};
+    use crate::digest::{
+        ClaimHealth, claim_count, claim_health_counts, cluster_values, head_of_parts,
+    };
     if !errors.is_empty() {
         return None;
     }
-    let open = format!("{}[\n", crate::digest::PAGES_OPEN);
-    let end = memchr::memmem::find(old, open.as_bytes())?;
+    let end = pages_open(old)?;
     let mut text = old[..end].to_vec();
     text.extend_from_slice(b"\n}");
     let serde_json::Value::Object(mut head) = serde_json::from_slice(&text).ok()? else {
@@ -207,19 +208,12 @@ pub fn head_from_old(
     if old_pages.checked_sub(removed.len() as u64)? + added_pages != new_pages {
         return None;
     }
-    let claims = |ps: &mut dyn Iterator<Item = &PageInfo>| -> u64 {
-        ps.map(|p| p.summary.claims.len() as u64).sum()
-    };
-    let new_claims = claims(&mut pages.iter().copied());
-    let old_claims = head["claimCount"].as_u64()?;
-    if old_claims.checked_sub(claims(&mut removed.iter()))? + claims(&mut added.iter().copied())
-        != new_claims
-    {
+    let old_claims = usize::try_from(head["claimCount"].as_u64()?).ok()?;
+    if old_claims.checked_sub(claim_count(removed))? + claim_count(added) != claim_count(pages) {
         return None;
     }
-    let removed_refs: Vec<&PageInfo> = removed.iter().collect();
     let health = ClaimHealth::from_json(&head["claimHealth"])?.adjusted(
-        claim_health_counts(&removed_refs, now_ms),
+        claim_health_counts(removed, now_ms),
         claim_health_counts(added, now_ms),
     )?;
     let clusters = match clusters.get() {
@@ -239,7 +233,7 @@ pub fn head_from_old(
 /// Whether the contradiction clusters are those of the old pages (see [`head_from_old`]): the
 /// edited pages (`removed`: old versions, `added`: new ones) are the same pages with the same
 /// title, notes and claim ids, texts and statuses, and no report page is in a cluster.
-fn clusters_kept(old: &serde_json::Value, removed: &[PageInfo], added: &[&PageInfo]) -> bool {
+fn clusters_kept(old: &serde_json::Value, removed: &[&PageInfo], added: &[&PageInfo]) -> bool {
     let is_report = |path: &str| PageKind::from_path(path) == Some(PageKind::Report);
     let Some(old) = old.as_array() else {
         return false;
@@ -260,7 +254,7 @@ fn clusters_kept(old: &serde_json::Value, removed: &[PageInfo], added: &[&PageIn
     {
         return false;
     }
-    let mut before: Vec<&PageInfo> = removed.iter().collect();
+    let mut before: Vec<&PageInfo> = removed.to_vec();
     if before.len() != edited.len() {
         return false;
     }
@@ -277,6 +271,13 @@ fn clusters_kept(old: &serde_json::Value, removed: &[PageInfo], added: &[&PageIn
                 .zip(&b.summary.claims)
                 .all(|(x, y)| x.id == y.id && x.text == y.text && x.status == y.status)
     })
+}
+
+/// Where the `pages` array opens in a digest compile wrote (the offset of
+/// [`crate::digest::PAGES_OPEN`] followed by `[`): the header ends there.
+fn pages_open(digest: &[u8]) -> Option<usize> {
+    let open = format!("{}[\n", crate::digest::PAGES_OPEN);
+    memchr::memmem::find(digest, open.as_bytes())
 }
 
 /// The digest `old` with its header replaced by `head` ([`crate::digest::digest_head`]) and the
@@ -297,8 +298,7 @@ pub fn replace_chunks(
     use memchr::memmem;
     // Bytes, not text: the old file is the one the last compile wrote (its checksum matched),
     // and every marker searched for is ASCII, so its ~18 MB (10,000 pages) need no UTF-8 check.
-    let open = format!("{}[\n", crate::digest::PAGES_OPEN);
-    let start = memmem::find(old, open.as_bytes())? + crate::digest::PAGES_OPEN.len();
+    let start = pages_open(old)? + crate::digest::PAGES_OPEN.len();
     let pages = &old[start..];
     const KEY: &[u8] = b"\n      \"path\": ";
     // One pass over the objects: count them, and find those to replace by the rest of their
@@ -684,10 +684,9 @@ mod head_tests {
         let order = title_order(after.iter());
         let counts = PageCounts::of(order.iter().copied());
         let is_report = |p: &str| p.starts_with("reports/");
-        let removed: Vec<PageInfo> = before
+        let removed: Vec<&PageInfo> = before
             .iter()
             .filter(|p| edited.contains(&p.path.as_str()) && !is_report(&p.path))
-            .cloned()
             .collect();
         let added: Vec<&PageInfo> = order
             .iter()
@@ -811,7 +810,7 @@ mod head_tests {
             .copied()
             .filter(|p| p.path == "concepts/beta.md")
             .collect();
-        let head = |removed: &[PageInfo], errors: &[PageError]| {
+        let head = |removed: &[&PageInfo], errors: &[PageError]| {
             head_from_old(
                 old.as_bytes(),
                 &order,
@@ -827,15 +826,15 @@ mod head_tests {
         // An old version with a claim too many: the claim counts do not add up.
         let mut wrong = before[1].clone();
         wrong.summary.claims.push(wrong.summary.claims[0].clone());
-        assert_eq!(head(&[wrong], &[]), None);
-        assert!(head(&[before[1].clone()], &[]).is_some());
+        assert_eq!(head(&[&wrong], &[]), None);
+        assert!(head(&[&before[1]], &[]).is_some());
         // Pages that failed to parse: computed in full.
         let error = PageError {
             path: "entities/bad.md".into(),
             line: 2,
             message: "bad".into(),
         };
-        assert_eq!(head(&[before[1].clone()], &[error]), None);
+        assert_eq!(head(&[&before[1]], &[error]), None);
         // Not a digest compile writes.
         assert_eq!(
             head_from_old(b"{}", &order, &counts, &[], NOW, &Clusters::new(), &[], &[]),

@@ -32,10 +32,7 @@ pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
             continue;
         }
         // Comments, directives and document markers: left to yaml_serde.
-        if text.starts_with('#') || text.starts_with('%') || raw.starts_with("---") {
-            return None;
-        }
-        if raw.starts_with("...") {
+        if text.starts_with(['#', '%']) || raw.starts_with("---") || raw.starts_with("...") {
             return None;
         }
         lines.push(Line {
@@ -172,7 +169,7 @@ fn split_key(text: &str) -> Option<(&str, &str)> {
         && key
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !key_ok || !matches!(resolve(key)?, Value::String(_)) {
+    if !key_ok || non_string(key)?.is_some() {
         return None;
     }
     Some((key, after.trim_start_matches(' ')))
@@ -289,10 +286,16 @@ fn single_quoted(text: &str) -> Option<String> {
 /// integers (decimal without leading zeros, `0x`, `0o`, `0b`, signs), floats (`.inf`, `.nan`,
 /// anything Rust reads as a finite `f64`), else the string. `None` for integers beyond 64 bits.
 fn resolve(s: &str) -> Option<Value> {
+    Some(non_string(s)?.unwrap_or_else(|| Value::String(s.to_string())))
+}
+
+/// [`resolve`] without building the string: `Some(None)` when `s` reads as itself (a string),
+/// `Some(Some(value))` for null, a boolean or a number, `None` for integers beyond 64 bits.
+fn non_string(s: &str) -> Option<Option<Value>> {
     match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
-        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Some(Value::Null)),
+        "true" | "True" | "TRUE" => return Some(Some(Value::Bool(true))),
+        "false" | "False" | "FALSE" => return Some(Some(Value::Bool(false))),
         _ => {}
     }
     // Every number (a finite float included) starts with one of these and is made of the
@@ -301,13 +304,13 @@ fn resolve(s: &str) -> Option<Value> {
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'));
     if !numeric {
-        return Some(Value::String(s.to_string()));
+        return Some(None);
     }
     if let Some(n) = unsigned(s, 64) {
-        return Some(Value::Number(Number::from(u64::try_from(n).ok()?)));
+        return Some(Some(Value::Number(Number::from(u64::try_from(n).ok()?))));
     }
     if let Some(n) = negative(s) {
-        return Some(Value::Number(Number::from(n)));
+        return Some(Some(Value::Number(Number::from(n))));
     }
     // 128-bit integers: yaml_serde's own path.
     if unsigned(s, 128).is_some() || negative_wide(s) {
@@ -316,9 +319,9 @@ fn resolve(s: &str) -> Option<Value> {
     if !digits_but_not_number(s)
         && let Some(f) = float(s)
     {
-        return Some(Value::Number(Number::from(f)));
+        return Some(Some(Value::Number(Number::from(f))));
     }
-    Some(Value::String(s.to_string()))
+    Some(None)
 }
 
 /// `parse_unsigned_int` of yaml_serde, for values of at most `bits` bits.
