@@ -142,6 +142,15 @@ pub fn compile_cached(
     let t = std::time::Instant::now();
     let (parsed, misses, unloaded) = snapshot.parse_for_compile_cached(cache, !opts.report_links);
     let t = trace("parse (pages)", t);
+    // The digest is about to be spliced from the recorded one (checked below): the buffer it
+    // goes into is faulted in meanwhile, on the core the serial steps until then leave idle.
+    let buffer = match (
+        crate::reuse::Recorded::from_label(cache.label()),
+        snapshot.get(AGENT_DIGEST_PATH),
+    ) {
+        (Some(_), Some(old)) => crate::reuse::Prefaulted::start(old.len() + PREFAULT_SLACK),
+        _ => crate::reuse::Prefaulted::none(),
+    };
     let render_mode = opts
         .render_mode
         .or_else(|| snapshot.render_mode())
@@ -211,8 +220,12 @@ pub fn compile_cached(
         digest: recorded.map(|r| (cache, &misses, r.claims)),
         dashboards: dashboards.as_ref(),
     };
-    compile_inner(snapshot, parsed, opts, inc)
+    compile_inner(snapshot, parsed, opts, inc, buffer)
 }
+
+/// Room for the digest to grow in its prefaulted buffer (an operation adds a few objects at
+/// most; a larger digest grows the buffer).
+const PREFAULT_SLACK: usize = 256 * 1024;
 
 /// [`title_order`] of `pages` as indices into it, so that the pages can be moved (not cloned)
 /// into the result.
@@ -541,7 +554,13 @@ pub fn compile_parsed(
     parsed: VaultPages,
     opts: &CompileOptions,
 ) -> CompileResult {
-    compile_inner(snapshot, parsed, opts, Incremental::default())
+    compile_inner(
+        snapshot,
+        parsed,
+        opts,
+        Incremental::default(),
+        crate::reuse::Prefaulted::none(),
+    )
 }
 
 /// The compile, skipping what `inc` says is current (see [`compile_cached`]).
@@ -550,6 +569,7 @@ fn compile_inner(
     parsed: VaultPages,
     opts: &CompileOptions,
     inc: Incremental<'_>,
+    buffer: crate::reuse::Prefaulted,
 ) -> CompileResult {
     let related_scope = inc.related_scope;
     let now_ms = opts.now.as_millisecond();
@@ -802,7 +822,7 @@ fn compile_inner(
                 let fresh = reports::Clusters::new();
                 let clusters = if clusters_shared { &clusters } else { &fresh };
                 let (agent, claims) = reuse_digest(
-                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters,
+                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters, buffer,
                 )?;
                 Some((agent, claims.ok_or(claims_sum)))
             })
@@ -836,12 +856,12 @@ fn compile_inner(
     t = trace("digest (reuse)", t);
     // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
     // added back).
-    let (agent, claims) = reused.unwrap_or_else(|| {
+    let ((agent, agent_sum), claims) = reused.unwrap_or_else(|| {
         let (agent, claims) = rayon::join(
             || digest::agent_digest(&order, &counts, &errors, now_ms).into_bytes(),
             || digest::claims_jsonl(&order, now_ms).into_bytes(),
         );
-        (agent, Ok(claims))
+        ((agent, None), Ok((claims, None)))
     });
     // Recorded for the next compile (when reports carry no claims: their old lines could not be
     // found again, they are not in the parse cache).
@@ -849,14 +869,15 @@ fn compile_inner(
         .iter()
         .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
         .then(|| {
-            // Checksums of 30 MB of output on a 10,000-page vault, and the clock window: side by
-            // side.
+            // Checksums of 30 MB of output on a 10,000-page vault (unless computed as the
+            // files were spliced), and the clock window: side by side.
+            use wiki_parse::pagecache::block_checksum;
             let ((digest, claims), window) = rayon::join(
                 || {
                     rayon::join(
-                        || wiki_parse::pagecache::checksum(&agent),
+                        || agent_sum.unwrap_or_else(|| block_checksum(&agent)),
                         || match &claims {
-                            Ok(text) => wiki_parse::pagecache::checksum(text),
+                            Ok((text, sum)) => sum.unwrap_or_else(|| block_checksum(text)),
                             Err(current) => *current,
                         },
                     )
@@ -878,7 +899,10 @@ fn compile_inner(
     let mut derived_changes: Vec<Change> = Vec::new();
     for (path, text) in [
         (wiki_parse::layout::AGENT_DIGEST_PATH, Some(agent)),
-        (wiki_parse::layout::CLAIMS_PATH, claims.ok()),
+        (
+            wiki_parse::layout::CLAIMS_PATH,
+            claims.ok().map(|(text, _)| text),
+        ),
     ] {
         if let Some(text) = text
             && snapshot.get(path) != Some(text.as_slice())
@@ -1006,7 +1030,8 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
 /// `agent-digest.json` and `claims.jsonl` from the files of the last compile: unchanged cached
 /// pages keep their digest object and claim lines, the others are rendered (see
 /// [`crate::reuse`]). `None` when the old files do not have the expected shape; `claims.jsonl`
-/// is `None` when it does not change (the lines to remove are the lines to add).
+/// is `None` when it does not change (the lines to remove are the lines to add). Each file
+/// comes with its [`wiki_parse::pagecache::block_checksum`] when it was computed on the way.
 #[allow(clippy::too_many_arguments)]
 fn reuse_digest(
     snapshot: &Snapshot,
@@ -1017,7 +1042,8 @@ fn reuse_digest(
     cache: &ParseCache,
     misses: &HashSet<String>,
     clusters: &reports::Clusters,
-) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    buffer: crate::reuse::Prefaulted,
+) -> Option<(Summed, Option<Summed>)> {
     use wiki_parse::PageKind;
     // The old files are spliced as bytes (see `replace_chunks`, `splice_lines`): ~30 MB at
     // 10,000 pages that need no UTF-8 check.
@@ -1062,7 +1088,10 @@ fn reuse_digest(
                     (p.path.as_str(), s)
                 })
                 .collect();
-            let out = crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects);
+            let buffer = buffer.take();
+            let out =
+                crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects, buffer)
+                    .map(|(bytes, sum)| (bytes, Some(sum)));
             trace("digest (reuse: objects)", t);
             (head, objects, out)
         },
@@ -1075,7 +1104,8 @@ fn reuse_digest(
             let out = if crate::reuse::same_lines(&remove, &add) {
                 Some(None)
             } else {
-                crate::reuse::splice_lines(old_claims, &remove, add).map(Some)
+                crate::reuse::splice_lines(old_claims, &remove, add)
+                    .map(|(bytes, sum)| Some((bytes, Some(sum))))
             };
             trace("digest (reuse: claims)", t);
             out
@@ -1095,18 +1125,22 @@ fn reuse_digest(
             }
             let fresh: HashMap<&str, &str> =
                 objects.iter().map(|(p, o)| (*p, o.as_str())).collect();
-            digest::agent_digest_with_head(head, order, now_ms, |p| {
+            let bytes = digest::agent_digest_with_head(head, order, now_ms, |p| {
                 if is_hit(p) {
                     chunks.get(&p.path).copied()
                 } else {
                     fresh.get(p.path.as_str()).copied()
                 }
             })
-            .into_bytes()
+            .into_bytes();
+            (bytes, None)
         }
     };
     Some((agent, claims))
 }
+
+/// A compiled file and, when known, its [`wiki_parse::pagecache::block_checksum`].
+type Summed = (Vec<u8>, Option<u64>);
 
 fn yaml_str(s: &str) -> Yaml {
     Yaml::String(s.to_string())

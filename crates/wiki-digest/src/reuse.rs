@@ -29,9 +29,9 @@ use crate::reports::Clusters;
 /// What the last compile recorded about the files it wrote (kept in the parse cache's label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Recorded {
-    /// Checksum of `agent-digest.json`.
+    /// [`wiki_parse::pagecache::block_checksum`] of `agent-digest.json`.
     pub digest: u64,
-    /// Checksum of `claims.jsonl`.
+    /// [`wiki_parse::pagecache::block_checksum`] of `claims.jsonl`.
     pub claims: u64,
     /// Clock window `[from, until)` (ms) in which no freshness level changes.
     pub window: (i64, i64),
@@ -79,10 +79,11 @@ pub fn reports_checksum<'a>(
 }
 
 impl Recorded {
-    /// As label fields (`digest=…;claims=…;window=…,…`).
+    /// As label fields (`digest-blocks=…;claims-blocks=…;window=…,…`; named for the block
+    /// checksum: labels of the whole-file checksum that came before do not read back).
     pub fn to_label(self) -> String {
         format!(
-            "digest={:016x};claims={:016x};window={},{};reports={:016x}",
+            "digest-blocks={:016x};claims-blocks={:016x};window={},{};reports={:016x}",
             self.digest, self.claims, self.window.0, self.window.1, self.reports
         )
     }
@@ -96,8 +97,8 @@ impl Recorded {
         };
         let (from, until) = field("window")?.split_once(',')?;
         Some(Recorded {
-            digest: u64::from_str_radix(field("digest")?, 16).ok()?,
-            claims: u64::from_str_radix(field("claims")?, 16).ok()?,
+            digest: u64::from_str_radix(field("digest-blocks")?, 16).ok()?,
+            claims: u64::from_str_radix(field("claims-blocks")?, 16).ok()?,
             window: (from.parse().ok()?, until.parse().ok()?),
             reports: u64::from_str_radix(field("reports")?, 16).ok()?,
         })
@@ -105,10 +106,11 @@ impl Recorded {
 
     /// Whether `digest` and `claims` are the recorded files and `now_ms` is inside the window.
     pub fn matches(&self, digest: &[u8], claims: &[u8], now_ms: i64) -> bool {
-        use wiki_parse::pagecache::checksum;
-        // Both files hashed side by side (30 MB at 10,000 pages, on an operation's path).
+        use wiki_parse::pagecache::block_checksum;
+        // Both files hashed side by side, block by block (30 MB at 10,000 pages, on an
+        // operation's path).
         self.window.0 <= now_ms && now_ms < self.window.1 && {
-            let (d, c) = rayon::join(|| checksum(digest), || checksum(claims));
+            let (d, c) = rayon::join(|| block_checksum(digest), || block_checksum(claims));
             d == self.digest && c == self.claims
         }
     }
@@ -283,7 +285,8 @@ fn pages_open(digest: &[u8]) -> Option<usize> {
 /// The digest `old` with its header replaced by `head` ([`crate::digest::digest_head`]) and the
 /// objects of the pages in `replace` (`(path, new object text)`) swapped in place, when `old`
 /// has the shape compile writes, holds exactly `page_count` page objects and one object for
-/// every path of `replace`; `None` otherwise.
+/// every path of `replace`; `None` otherwise. Written into `buffer` ([`concat_summed`]), with
+/// its [`wiki_parse::pagecache::block_checksum`].
 ///
 /// With the same number of pages, and every page either in `replace` (found in `old`) or known
 /// to be in `old` (a parse-cache hit of the compile that wrote it), the two page sets are equal
@@ -294,7 +297,8 @@ pub fn replace_chunks(
     head: &str,
     page_count: usize,
     replace: &[(&str, String)],
-) -> Option<Vec<u8>> {
+    buffer: Vec<u8>,
+) -> Option<(Vec<u8>, u64)> {
     use memchr::memmem;
     // Bytes, not text: the old file is the one the last compile wrote (its checksum matched),
     // and every marker searched for is ASCII, so its ~18 MB (10,000 pages) need no UTF-8 check.
@@ -330,19 +334,91 @@ pub fn replace_chunks(
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
         return None;
     }
-    let mut out = Vec::with_capacity(
-        head.len() + pages.len() + replace.iter().map(|r| r.1.len()).sum::<usize>() + 16,
-    );
-    out.extend_from_slice(head.as_bytes());
-    out.extend_from_slice(&old[start - crate::digest::PAGES_OPEN.len()..start]);
+    let mut pieces: Vec<&[u8]> = Vec::with_capacity(2 * spans.len() + 3);
+    pieces.push(head.as_bytes());
+    pieces.push(&old[start - crate::digest::PAGES_OPEN.len()..start]);
     let mut pos = 0;
     for (from, until, object) in spans {
-        out.extend_from_slice(&pages[pos..from]);
-        out.extend_from_slice(object.as_bytes());
+        pieces.push(&pages[pos..from]);
+        pieces.push(object.as_bytes());
         pos = until;
     }
-    out.extend_from_slice(&pages[pos..]);
-    Some(out)
+    pieces.push(&pages[pos..]);
+    Some(concat_summed(&pieces, buffer))
+}
+
+/// A zeroed buffer of about the size of a compiled file, faulted in by a thread of its own
+/// while the compile does other work ([`Prefaulted::start`]). Fresh memory is slow to touch
+/// the first time (page faults, zeroing; ~14 ms for the 18 MB digest of a 10,000-page vault on
+/// the benchmark machine, several times the copy into it): an operation starts this before
+/// the serial part of its compile, where one core is idle, and splices the digest into it.
+#[derive(Debug)]
+pub struct Prefaulted(Option<std::thread::JoinHandle<Vec<u8>>>);
+
+impl Prefaulted {
+    /// Start faulting in `len` zeroed bytes (nothing when the thread cannot be started).
+    pub fn start(len: usize) -> Prefaulted {
+        let spawned = std::thread::Builder::new()
+            .name("prefault".into())
+            .spawn(move || {
+                // Written, not allocated zeroed (`vec![0; len]`): the allocator may hand out
+                // zeroed memory without touching it, and the point is to touch it here.
+                #[allow(clippy::slow_vector_initialization)]
+                let mut v: Vec<u8> = Vec::with_capacity(len);
+                v.resize(len, 0);
+                v
+            });
+        Prefaulted(spawned.ok())
+    }
+
+    /// No buffer: [`Prefaulted::take`] gives an empty one.
+    pub fn none() -> Prefaulted {
+        Prefaulted(None)
+    }
+
+    /// The buffer (zeroed; empty when none was started or its thread failed).
+    pub fn take(self) -> Vec<u8> {
+        self.0.and_then(|t| t.join().ok()).unwrap_or_default()
+    }
+}
+
+/// The concatenation of `pieces` and its [`wiki_parse::pagecache::block_checksum`]: written
+/// into `buffer` (zeroed bytes, e.g. [`Prefaulted::take`]'s; grown as needed), block by block on
+/// both cores, each block summed while in cache.
+pub fn concat_summed(pieces: &[&[u8]], buffer: Vec<u8>) -> (Vec<u8>, u64) {
+    use rayon::prelude::*;
+    use wiki_parse::pagecache::{CHECKSUM_BLOCK, checksum, combine_block_checksums};
+    // Where each piece starts in the output.
+    let mut starts = Vec::with_capacity(pieces.len());
+    let mut len = 0;
+    for p in pieces {
+        starts.push(len);
+        len += p.len();
+    }
+    let mut out = buffer;
+    out.resize(len, 0);
+    let sums: Vec<u64> = out
+        .par_chunks_mut(CHECKSUM_BLOCK)
+        .enumerate()
+        .map(|(i, block)| {
+            let at = i * CHECKSUM_BLOCK;
+            let end = at + block.len();
+            // The last piece starting at or before `at`, then every piece until `end`.
+            let first = starts.partition_point(|&s| s <= at).saturating_sub(1);
+            for (piece, &from) in pieces[first..].iter().zip(&starts[first..]) {
+                if from >= end {
+                    break;
+                }
+                let lo = at.max(from);
+                let hi = end.min(from + piece.len());
+                if lo < hi {
+                    block[lo - at..hi - at].copy_from_slice(&piece[lo - from..hi - from]);
+                }
+            }
+            checksum(block)
+        })
+        .collect();
+    (out, combine_block_checksums(len, &sums))
 }
 
 /// Whether `a` and `b` hold the same lines, each as many times, in any order: splicing `b` in
@@ -366,8 +442,9 @@ pub fn same_lines(a: &[String], b: &[String]) -> bool {
 ///
 /// Bytes, not text: `old` is the file the last compile wrote (its checksum matched), so only the
 /// few lines a binary search compares are checked, not the whole file (~12 MB at 10,000 pages),
-/// and the lines that stay are copied in runs, not compared one by one.
-pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Option<Vec<u8>> {
+/// and the lines that stay are copied in runs, not compared one by one. With the file, its
+/// [`wiki_parse::pagecache::block_checksum`] ([`concat_summed`]).
+pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Option<(Vec<u8>, u64)> {
     let body = old.strip_suffix(b"\n")?;
     // Where each line starts, and one past its end (the `\n` or the end of `body`).
     let mut starts: Vec<usize> = Vec::new();
@@ -417,9 +494,9 @@ pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Opti
     if unreadable.get() {
         return None;
     }
-    let mut out = Vec::with_capacity(old.len() + add.iter().map(|l| l.len() + 1).sum::<usize>());
+    let mut pieces: Vec<&[u8]> = Vec::with_capacity(4 * add.len() + 2 * remove.len() + 2);
     let mut new = add.iter().zip(slots).peekable();
-    // Old lines `run..i` are kept and not yet copied: one copy per run between changes, taken
+    // Old lines `run..i` are kept and not yet copied: one piece per run between changes, taken
     // from `old` with each line's `\n` (line `i` starts at `starts[i]`, and `old` ends where
     // line `n` would start).
     let mut run = 0;
@@ -428,26 +505,63 @@ pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Opti
         let inserts = new.peek().is_some_and(|(_, slot)| *slot == i);
         if inserts || removed {
             if run < i {
-                out.extend_from_slice(
-                    &old[starts[run]..starts.get(i).copied().unwrap_or(old.len())],
-                );
+                pieces.push(&old[starts[run]..starts.get(i).copied().unwrap_or(old.len())]);
             }
             while let Some((a, _)) = new.next_if(|(_, slot)| *slot == i) {
-                out.extend_from_slice(a.as_bytes());
-                out.push(b'\n');
+                pieces.push(a.as_bytes());
+                pieces.push(b"\n");
             }
             run = if removed { i + 1 } else { i };
         }
     }
-    if out.is_empty() {
-        out.push(b'\n');
+    if pieces.is_empty() {
+        pieces.push(b"\n");
     }
-    Some(out)
+    Some(concat_summed(&pieces, Vec::new()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`splice_lines`]'s file, after checking the checksum that comes with it.
+    fn splice(old: &[u8], remove: &[String], add: Vec<String>) -> Option<Vec<u8>> {
+        let (bytes, sum) = splice_lines(old, remove, add)?;
+        assert_eq!(sum, wiki_parse::pagecache::block_checksum(&bytes));
+        Some(bytes)
+    }
+
+    /// Pieces of every size around the block size, empty ones included, concatenate to their
+    /// concatenation, with its block checksum, into buffers shorter and longer than it.
+    #[test]
+    fn concat_summed_is_the_concatenation_and_its_block_checksum() {
+        use wiki_parse::pagecache::{CHECKSUM_BLOCK, block_checksum};
+        let data: Vec<u8> = (0..3 * CHECKSUM_BLOCK)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
+            .collect();
+        let sizes = [
+            [0, 5, CHECKSUM_BLOCK - 5, 0, 1, CHECKSUM_BLOCK, 7].as_slice(),
+            &[CHECKSUM_BLOCK + 3, 0, 0, 2 * CHECKSUM_BLOCK - 10],
+            &[2 * CHECKSUM_BLOCK + 1],
+            &[0],
+            &[],
+        ];
+        for sizes in sizes {
+            let mut pieces = Vec::new();
+            let mut at = 0;
+            for &n in sizes {
+                pieces.push(&data[at..at + n]);
+                at += n;
+            }
+            for buffer in [0, 10, at, at + 10] {
+                let buffer = Prefaulted::start(buffer).take();
+                let (bytes, sum) = concat_summed(&pieces, buffer);
+                assert!(bytes == data[..at], "sizes {sizes:?}");
+                assert_eq!(sum, block_checksum(&data[..at]), "sizes {sizes:?}");
+            }
+        }
+        assert!(Prefaulted::none().take().is_empty());
+    }
 
     #[test]
     fn same_lines_counts_lines() {
@@ -461,7 +575,7 @@ mod tests {
         let old = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
         let lines = v(&["{\"b\":2}"]);
         assert_eq!(
-            splice_lines(old, &lines, lines.clone()).as_deref(),
+            splice(old, &lines, lines.clone()).as_deref(),
             Some(old.as_slice())
         );
     }
@@ -469,21 +583,18 @@ mod tests {
     #[test]
     fn splice_keeps_sorted_order() {
         let old = b"a\nc\nc\ne\n";
-        let got = splice_lines(old, &["c".into()], vec!["d".into(), "b".into()]).unwrap();
+        let got = splice(old, &["c".into()], vec!["d".into(), "b".into()]).unwrap();
         assert_eq!(got, b"a\nb\nc\nd\ne\n");
-        assert_eq!(splice_lines(b"\n", &[], vec![]).unwrap(), b"\n");
+        assert_eq!(splice(b"\n", &[], vec![]).unwrap(), b"\n");
         assert_eq!(
-            splice_lines(b"a\n", &["a".into()], vec![]).unwrap(),
+            splice(b"a\n", &["a".into()], vec![]).unwrap(),
             b"\n",
             "no claims left: a single newline, as compile writes it"
         );
-        assert!(splice_lines(old, &["z".into()], vec![]).is_none());
-        assert!(
-            splice_lines(b"a", &[], vec![]).is_none(),
-            "no final newline"
-        );
+        assert!(splice(old, &["z".into()], vec![]).is_none());
+        assert!(splice(b"a", &[], vec![]).is_none(), "no final newline");
         // A line the search has to compare is not UTF-8: no guess.
-        assert!(splice_lines(b"a\n\xff\nc\n", &[], vec!["b".into()]).is_none());
+        assert!(splice(b"a\n\xff\nc\n", &[], vec!["b".into()]).is_none());
     }
 
     /// The merge [`splice_lines`] replaced (every old line compared with the next new one),
@@ -555,7 +666,7 @@ mod tests {
                 .map(|_| format!("{}{}", words[next(words.len())], words[next(words.len())]))
                 .collect();
             let want = splice_lines_reference(&old, &remove, add.clone());
-            let got = splice_lines(old.as_bytes(), &remove, add.clone());
+            let got = splice(old.as_bytes(), &remove, add.clone());
             assert_eq!(
                 got.as_deref(),
                 want.as_deref().map(str::as_bytes),

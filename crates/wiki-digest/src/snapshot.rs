@@ -289,6 +289,7 @@ impl Snapshot {
             None => Ok((std::fs::read(&f.abs)?, None)),
         };
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
+        let statter = vault::PageStatter::new(&page_files);
         let results: Vec<Result<Read, PageError>> = page_files
             .par_iter()
             .map(|f| {
@@ -300,16 +301,16 @@ impl Snapshot {
                 if let Some(problem) = &f.problem {
                     return Err(err(problem.clone()));
                 }
-                let meta = std::fs::symlink_metadata(&f.abs)
+                let (len, stat) = statter
+                    .stat(f)
                     .map_err(|e| err(format!("cannot read: {e}")))?;
-                if meta.len() as usize > wiki_parse::page::MAX_PAGE_BYTES {
+                if len as usize > wiki_parse::page::MAX_PAGE_BYTES {
                     return Err(err(format!(
-                        "file is too large to be a page ({} bytes; the limit is {} bytes)",
-                        meta.len(),
+                        "file is too large to be a page ({len} bytes; the limit is {} bytes)",
                         wiki_parse::page::MAX_PAGE_BYTES
                     )));
                 }
-                let stat = FileStat::of(&meta).filter(|st| st.settled(now));
+                let stat = stat.filter(|st| st.settled(now));
                 if let (Some(st), Some(cache)) = (&stat, &cache)
                     && let Some((blob, raw)) = cache.trusted_blob(&f.path, st)
                 {
@@ -321,7 +322,7 @@ impl Snapshot {
                     return Ok((f.path.clone(), content, Some((*st, raw))));
                 }
                 let (bytes, indexed) =
-                    read_page(f, meta.len()).map_err(|e| err(format!("cannot read: {e}")))?;
+                    read_page(f, len).map_err(|e| err(format!("cannot read: {e}")))?;
                 // Settled pages the parse cache can hold (not reports) are hashed now (the parse
                 // reuses the id) so that the cache can record their stat data with the blob id
                 // of exactly these bytes.

@@ -155,6 +155,23 @@ impl FileStat {
         }
     }
 
+    /// The stat data of a `stat` system call's result (`rustix::fs::statat`: a page statted
+    /// relative to its directory, without walking the vault's path again for each page): the
+    /// same values as [`FileStat::of`] (tested).
+    #[cfg(unix)]
+    #[allow(clippy::unnecessary_cast)] // the field types differ between targets
+    pub fn of_stat(st: &rustix::fs::Stat) -> FileStat {
+        FileStat {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as u64,
+            mtime: st.st_mtime as i64,
+            mtime_nsec: st.st_mtime_nsec as i64,
+            ctime: st.st_ctime as i64,
+            ctime_nsec: st.st_ctime_nsec as i64,
+        }
+    }
+
     /// Whether both times are at least [`SETTLE_SECS`] seconds before `now` (Unix seconds), so
     /// that any later write gets a different change time.
     pub fn settled(&self, now: i64) -> bool {
@@ -512,16 +529,21 @@ impl ParseCache {
     /// [`PageSummary::id`]: the trimmed `id` field), read from the start of its entry without
     /// decoding the rest; `None`: no entry for that version.
     pub fn entry_has_id(&self, path: &str, blob_id: &str, id: &str) -> Option<bool> {
-        let mut r = Reader::payload(self.payload(self.entry_of(path, blob_id)?)?).ok()?;
-        // The entry's path, kind and title, then the summary's id (see `decode_entry`).
-        r.raw().ok()?;
+        // Compared as bytes: the string area is not checked for UTF-8 (asked of every page of
+        // a vault, that check was most of an operation's search for a page id).
+        let (structure, area) = split_payload(self.payload(self.entry_of(path, blob_id)?)?).ok()?;
+        let mut r = Reader::new(structure);
+        // The entry's path, kind and title, then the summary's id (see `decode_entry`): the
+        // lengths in the structure, the bytes one after the other in the area.
+        let path_len = r.len().ok()?;
         r.byte().ok()?;
-        r.raw().ok()?;
-        let found = match r.flag().ok()? {
-            true => Some(r.raw().ok()?),
-            false => None,
-        };
-        Some(found == Some(id.as_bytes()))
+        let title_len = r.len().ok()?;
+        if !r.flag().ok()? {
+            return Some(false);
+        }
+        let id_len = r.len().ok()?;
+        let start = path_len.checked_add(title_len)?;
+        Some(area.get(start..start.checked_add(id_len)?)? == id.as_bytes())
     }
 
     /// Whether the page at `path` with blob id `blob_id` (hex) may have a claim with id
@@ -850,6 +872,29 @@ pub fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
 pub fn checksum(bytes: &[u8]) -> u64 {
     let mut c = Checksum::new(bytes.len());
     c.update(bytes);
+    c.finish()
+}
+
+/// Block size of [`block_checksum`].
+pub const CHECKSUM_BLOCK: usize = 1 << 20;
+
+/// A checksum of large files that two cores compute side by side: [`checksum`] of every
+/// [`CHECKSUM_BLOCK`]-sized block (the last one shorter), in parallel, then of the block sums
+/// and the length ([`combine_block_checksums`]). A writer that fills a buffer block by block
+/// can sum each block while it is in cache (see `wiki_digest::reuse::replace_chunks`).
+pub fn block_checksum(bytes: &[u8]) -> u64 {
+    use rayon::prelude::*;
+    let sums: Vec<u64> = bytes.par_chunks(CHECKSUM_BLOCK).map(checksum).collect();
+    combine_block_checksums(bytes.len(), &sums)
+}
+
+/// [`block_checksum`] of `len` bytes from the [`checksum`]s of their blocks, in order.
+pub fn combine_block_checksums(len: usize, sums: &[u64]) -> u64 {
+    let mut c = Checksum::new(8 + 8 * sums.len());
+    c.update(&(len as u64).to_le_bytes());
+    for s in sums {
+        c.update(&s.to_le_bytes());
+    }
     c.finish()
 }
 
@@ -1290,6 +1335,14 @@ fn open_file<'a>(buf: &'a [u8], magic: &[u8]) -> Option<(Reader<'a>, u64)> {
     Some((r, sum))
 }
 
+/// An entry payload (see `Writer::payload`) as its structure and its string area (not checked).
+fn split_payload(payload: &[u8]) -> Result<(&[u8], &[u8]), Bad> {
+    let (rest, len) = payload.split_last_chunk::<4>().ok_or(Bad)?;
+    let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| Bad)?;
+    let at = rest.len().checked_sub(len).ok_or(Bad)?;
+    Ok(rest.split_at(at))
+}
+
 struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -1309,10 +1362,7 @@ impl<'a> Reader<'a> {
     /// A reader of an entry's payload (see `Writer::payload`): its structure, with the strings
     /// taken from the area at its end, which must be UTF-8 as a whole.
     fn payload(payload: &'a [u8]) -> Result<Reader<'a>, Bad> {
-        let (rest, len) = payload.split_last_chunk::<4>().ok_or(Bad)?;
-        let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| Bad)?;
-        let at = rest.len().checked_sub(len).ok_or(Bad)?;
-        let (buf, area) = rest.split_at(at);
+        let (buf, area) = split_payload(payload)?;
         let area = std::str::from_utf8(area).map_err(|_| Bad)?;
         Ok(Reader {
             buf,
@@ -1359,15 +1409,6 @@ impl<'a> Reader<'a> {
             }
         }
         Err(Bad)
-    }
-    /// A length-prefixed string's bytes, not copied (and not validated, unless they come from a
-    /// payload's string area, which was checked as a whole).
-    fn raw(&mut self) -> Result<&'a [u8], Bad> {
-        let n = self.len()?;
-        match self.area_str(n) {
-            Some(s) => s.map(str::as_bytes),
-            None => self.bytes(n),
-        }
     }
     fn string(&mut self) -> Result<String, Bad> {
         let n = self.len()?;
@@ -1662,6 +1703,61 @@ mod tests {
         }
     }
 
+    /// The block checksum is the checksum of the length and the blocks' checksums (spelled out
+    /// here), for lengths around the block boundaries; one changed byte in any block changes it.
+    /// Stat data read relative to a directory is the stat data of the path.
+    #[cfg(unix)]
+    #[test]
+    fn stat_relative_to_a_directory_is_the_stat_of_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.md"), "# P\n").unwrap();
+        std::os::unix::fs::symlink("p.md", dir.path().join("l.md")).unwrap();
+        let fd = rustix::fs::open(
+            dir.path(),
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap();
+        for name in ["p.md", "l.md"] {
+            let st = rustix::fs::statat(&fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).unwrap();
+            let meta = std::fs::symlink_metadata(dir.path().join(name)).unwrap();
+            assert_eq!(Some(FileStat::of_stat(&st)), FileStat::of(&meta), "{name}");
+        }
+    }
+
+    #[test]
+    fn block_checksum_sums_the_block_sums() {
+        let spelled_out = |bytes: &[u8]| {
+            let mut cat = (bytes.len() as u64).to_le_bytes().to_vec();
+            for b in bytes.chunks(CHECKSUM_BLOCK) {
+                cat.extend_from_slice(&checksum(b).to_le_bytes());
+            }
+            checksum(&cat)
+        };
+        let data: Vec<u8> = (0..2 * CHECKSUM_BLOCK + 100)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
+            .collect();
+        for len in [
+            0,
+            1,
+            33,
+            CHECKSUM_BLOCK - 1,
+            CHECKSUM_BLOCK,
+            CHECKSUM_BLOCK + 1,
+            data.len(),
+        ] {
+            let bytes = &data[..len];
+            assert_eq!(block_checksum(bytes), spelled_out(bytes), "len {len}");
+            assert_ne!(block_checksum(bytes), checksum(bytes), "len {len}");
+        }
+        let sum = block_checksum(&data);
+        for at in [0, CHECKSUM_BLOCK - 1, CHECKSUM_BLOCK, data.len() - 1] {
+            let mut changed = data.clone();
+            changed[at] ^= 1;
+            assert_ne!(block_checksum(&changed), sum, "byte {at}");
+        }
+    }
+
     use super::*;
 
     const RICH: &str = "---\nid: entity.alpha\ntitle: Alpha\npageType: entity\nentityType: person\n\
@@ -1681,13 +1777,24 @@ mod tests {
         let alpha = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
         let bare =
             parse_page("entities/bare.md", b"---\ntitle: Bare\n---\nentity.alpha\n").unwrap();
-        let pages = [&alpha, &bare];
+        // Multi-byte path and title: the id is found by byte offsets.
+        let wide_path = "entities/été.md";
+        let wide = parse_page(
+            wide_path,
+            "---\nid: entity.été\ntitle: Über ✓\n---\n".as_bytes(),
+        )
+        .unwrap();
+        let pages = [&alpha, &bare, &wide];
         let entries = pages.iter().map(|p| (&p.info, TextLayout::of(p)));
         save(vault, "l", entries, &ParseCache::empty(), |_, _| None).unwrap();
         let cache = ParseCache::load(vault);
         let (a, b) = (&alpha.info.blob_id, &bare.info.blob_id);
         let (alpha_path, bare_path) = ("entities/alpha.md", "entities/bare.md");
+        let w = &wide.info.blob_id;
         let cases = [
+            (wide_path, w, "entity.été", Some(true)),
+            (wide_path, w, "entity.ét", Some(false)),
+            (wide_path, w, "Über ✓", Some(false)),
             (alpha_path, a, "entity.alpha", Some(true)),
             // Other fields holding the id (its relationships' targets, a body) do not count.
             (alpha_path, a, "entity.beta", Some(false)),
@@ -1759,7 +1866,7 @@ mod tests {
         assert_eq!(r.string().unwrap(), "向量");
         assert_eq!(r.len().unwrap(), 7);
         assert!(!r.finished());
-        assert_eq!(r.raw().unwrap(), b"b");
+        assert_eq!(r.string().unwrap(), "b");
         assert!(r.finished());
         // `[structure][area][area length]` by hand: a length ending inside a character, an area
         // that is not UTF-8, an area longer than the payload, no room for the length.

@@ -205,6 +205,65 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
     Ok(())
 }
 
+/// Stat data of listed page files, each read relative to an open descriptor of its directory
+/// (Linux `fstatat`): the kernel resolves one name per page instead of the whole path from the
+/// vault's root down (about a fifth of the system time of statting a 10,000-page vault).
+#[derive(Debug, Default)]
+pub struct PageStatter {
+    #[cfg(unix)]
+    dirs: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
+}
+
+impl PageStatter {
+    /// At most this many directories are held open (a vault of many small directories must
+    /// not use up the process's file descriptors; the pages of the others are statted by path).
+    pub const MAX_DIRS: usize = 64;
+
+    /// Open the directories of `files`, the first [`PageStatter::MAX_DIRS`] of them (those not
+    /// open are statted by path).
+    pub fn new(files: &[PageFile]) -> PageStatter {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let mut dirs = std::collections::HashMap::new();
+            for f in files {
+                if dirs.len() < Self::MAX_DIRS
+                    && let Some(dir) = f.abs.parent()
+                    && !dirs.contains_key(dir)
+                    && let Ok(fd) = rustix::fs::open(
+                        dir,
+                        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                        Mode::empty(),
+                    )
+                {
+                    dirs.insert(dir.to_path_buf(), fd);
+                }
+            }
+            PageStatter { dirs }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = files;
+            PageStatter {}
+        }
+    }
+
+    /// The length and stat data of `f`, not following a symbolic link (like
+    /// [`std::fs::symlink_metadata`] and [`crate::pagecache::FileStat::of`]).
+    pub fn stat(&self, f: &PageFile) -> std::io::Result<(u64, Option<crate::pagecache::FileStat>)> {
+        #[cfg(unix)]
+        if let (Some(dir), Some(name)) = (f.abs.parent(), f.abs.file_name())
+            && let Some(fd) = self.dirs.get(dir)
+        {
+            let st = rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+            let stat = crate::pagecache::FileStat::of_stat(&st);
+            return Ok((stat.size, Some(stat)));
+        }
+        let meta = std::fs::symlink_metadata(&f.abs)?;
+        Ok((meta.len(), crate::pagecache::FileStat::of(&meta)))
+    }
+}
+
 /// List the page files of a vault in scan order. Missing page directories are simply empty.
 pub fn scan(vault: &Path) -> Result<Vec<PageFile>, VaultError> {
     check_vault(vault)?;
@@ -324,5 +383,38 @@ mod tests {
         assert!(!is_page_path("index.md"));
         assert!(!is_page_path("sources/.hidden.md"));
         assert!(!is_page_path("sources/a.txt"));
+    }
+
+    /// Stat data through directory descriptors is the stat data of the path, for pages in more
+    /// directories than are held open, a symbolic link (not followed) and a page gone since
+    /// the listing.
+    #[cfg(unix)]
+    #[test]
+    fn statter_gives_the_stat_data_of_each_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path();
+        for i in 0..PageStatter::MAX_DIRS + 6 {
+            let sub = vault.join(format!("entities/d{i:03}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join("p.md"), format!("# P{i}\n")).unwrap();
+        }
+        std::fs::write(vault.join("entities/top.md"), "# Top\n").unwrap();
+        std::os::unix::fs::symlink("top.md", vault.join("entities/link.md")).unwrap();
+        let files = scan(vault).unwrap();
+        let statter = PageStatter::new(&files);
+        assert_eq!(statter.dirs.len(), PageStatter::MAX_DIRS);
+        assert_eq!(files.len(), PageStatter::MAX_DIRS + 8);
+        for f in &files {
+            let meta = std::fs::symlink_metadata(&f.abs).unwrap();
+            let (len, stat) = statter.stat(f).unwrap();
+            assert_eq!(len, meta.len(), "{}", f.path);
+            assert_eq!(stat, crate::pagecache::FileStat::of(&meta), "{}", f.path);
+        }
+        let link = files.iter().find(|f| f.path == "entities/link.md").unwrap();
+        assert_eq!(statter.stat(link).unwrap().0, "top.md".len() as u64);
+        std::fs::remove_file(vault.join("entities/top.md")).unwrap();
+        let top = files.iter().find(|f| f.path == "entities/top.md").unwrap();
+        let gone = statter.stat(top).unwrap_err();
+        assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
     }
 }
