@@ -357,20 +357,20 @@ fn edited_versions<'a>(
     misses: &HashSet<String>,
     cache: &ParseCache,
 ) -> Option<Vec<(&'a Page, PageInfo, TextLayout)>> {
-    let candidates: Vec<&Page> = parsed
+    let candidates = parsed
         .pages
         .iter()
-        .filter(|p| p.kind != wiki_parse::PageKind::Report)
-        .collect();
+        .filter(|p| p.kind != wiki_parse::PageKind::Report);
     let cached_pages = cache
         .paths()
         .filter(|p| wiki_parse::PageKind::from_path(p) != Some(wiki_parse::PageKind::Report))
         .count();
-    if candidates.len() != cached_pages || candidates.iter().any(|p| !cache.contains(&p.path)) {
+    // Every candidate that is not a miss came from the cache (`parse_for_compile_cached`):
+    // only the misses can be missing from it.
+    if candidates.clone().count() != cached_pages || misses.iter().any(|p| !cache.contains(p)) {
         return None;
     }
     candidates
-        .into_iter()
         .filter(|p| misses.contains(&p.path))
         .map(|p| {
             let (old, layout) = cache.get_any_with_layout(&p.path)?;

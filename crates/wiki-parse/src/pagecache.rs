@@ -850,20 +850,31 @@ fn raw_to_hex(raw: &[u8; 20]) -> String {
 
 /// The 20 raw bytes of a 40-digit lower-case hex blob id.
 pub fn hex_to_raw(hex: &str) -> Option<[u8; 20]> {
-    let b = hex.as_bytes();
-    if b.len() != 40 {
-        return None;
-    }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
+    // A digit's value, or 0x10 for any other byte: one table lookup per digit and one test
+    // for the whole id (called for every page of a vault several times per operation).
+    const NIBBLE: [u8; 256] = {
+        let mut t = [0x10u8; 256];
+        let mut c = 0;
+        while c < 10 {
+            t[b'0' as usize + c] = c as u8;
+            c += 1;
+        }
+        let mut c = 0;
+        while c < 6 {
+            t[b'a' as usize + c] = 10 + c as u8;
+            c += 1;
+        }
+        t
     };
+    let b: &[u8; 40] = hex.as_bytes().try_into().ok()?;
     let mut out = [0u8; 20];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = (nibble(b[2 * i])? << 4) | nibble(b[2 * i + 1])?;
+    let mut bad = 0u8;
+    for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        let (hi, lo) = (NIBBLE[usize::from(pair[0])], NIBBLE[usize::from(pair[1])]);
+        bad |= hi | lo;
+        *o = (hi << 4) | lo;
     }
-    Some(out)
+    (bad & 0x10 == 0).then_some(out)
 }
 
 /// A 64-bit checksum (detects damage, not tampering): four independent multiply/rotate lanes
@@ -1723,6 +1734,32 @@ mod tests {
             let meta = std::fs::symlink_metadata(dir.path().join(name)).unwrap();
             assert_eq!(Some(FileStat::of_stat(&st)), FileStat::of(&meta), "{name}");
         }
+    }
+
+    /// Every lower-case hex digit in every position reads back; anything else anywhere, or
+    /// another length, is refused.
+    #[test]
+    fn hex_ids_read_back_and_nothing_else_does() {
+        for byte in 0..=255u8 {
+            let raw = [byte; 20];
+            let hex = raw_to_hex(&raw);
+            assert_eq!(hex_to_raw(&hex), Some(raw));
+            let c = byte as char;
+            if !matches!(c, '0'..='9' | 'a'..='f') && byte.is_ascii() {
+                for at in [0, 1, 20, 39] {
+                    let mut bad = hex.clone().into_bytes();
+                    bad[at] = byte;
+                    let bad = String::from_utf8(bad).unwrap();
+                    assert_eq!(hex_to_raw(&bad), None, "{c:?} at {at}");
+                }
+            }
+        }
+        let id = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(raw_to_hex(&hex_to_raw(id).unwrap()), id);
+        assert_eq!(hex_to_raw(&id.to_uppercase()), None);
+        assert_eq!(hex_to_raw(&id[1..]), None);
+        assert_eq!(hex_to_raw(&format!("{id}0")), None);
+        assert_eq!(hex_to_raw("é123456789abcdef0123456789abcdef0123456"), None);
     }
 
     #[test]
