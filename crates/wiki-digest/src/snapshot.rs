@@ -290,8 +290,9 @@ impl Snapshot {
         };
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
         let statter = vault::PageStatter::new(&page_files);
+        // Each listed file moves into its entry (its paths are not copied).
         let results: Vec<Result<Read, PageError>> = page_files
-            .par_iter()
+            .into_par_iter()
             .map(|f| {
                 let err = |message: String| PageError {
                     path: f.path.clone(),
@@ -302,7 +303,7 @@ impl Snapshot {
                     return Err(err(problem.clone()));
                 }
                 let (len, stat) = statter
-                    .stat(f)
+                    .stat(&f)
                     .map_err(|e| err(format!("cannot read: {e}")))?;
                 if len as usize > wiki_parse::page::MAX_PAGE_BYTES {
                     return Err(err(format!(
@@ -315,14 +316,14 @@ impl Snapshot {
                     && let Some((blob, raw)) = cache.trusted_blob(&f.path, st)
                 {
                     let content = Content::OnDisk(Arc::new(OnDisk {
-                        abs: f.abs.clone(),
-                        blob: Arc::from(blob),
+                        abs: f.abs,
+                        blob,
                         bytes: OnceLock::new(),
                     }));
-                    return Ok((f.path.clone(), content, Some((*st, raw))));
+                    return Ok((f.path, content, Some((*st, raw))));
                 }
                 let (bytes, indexed) =
-                    read_page(f, len).map_err(|e| err(format!("cannot read: {e}")))?;
+                    read_page(&f, len).map_err(|e| err(format!("cannot read: {e}")))?;
                 // Settled pages the parse cache can hold (not reports) are hashed now (the parse
                 // reuses the id) so that the cache can record their stat data with the blob id
                 // of exactly these bytes.
@@ -331,12 +332,12 @@ impl Snapshot {
                         let blob = indexed.unwrap_or_else(|| wiki_parse::page::git_blob_id(&bytes));
                         let raw = wiki_parse::pagecache::hex_to_raw(&blob);
                         let content = Content::Bytes(Arc::new(bytes.into()), Some(Arc::from(blob)));
-                        Ok((f.path.clone(), content, raw.map(|r| (st, r))))
+                        Ok((f.path, content, raw.map(|r| (st, r))))
                     }
                     None => {
                         let content =
                             Content::Bytes(Arc::new(bytes.into()), indexed.map(Arc::from));
-                        Ok((f.path.clone(), content, None))
+                        Ok((f.path, content, None))
                     }
                 }
             })
@@ -639,8 +640,14 @@ impl Snapshot {
         keep_frontmatter: bool,
         cache: Option<(&ParseCache, bool)>,
     ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
-        let mut paths: Vec<&str> = self.page_paths().collect();
-        paths.sort_by_key(|p| {
+        // The pages with their contents (taken in the walk, not looked up again per page).
+        let mut paths: Vec<(&str, &Content)> = self
+            .files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c))
+            .filter(|(p, _)| vault::is_page_path(p))
+            .collect();
+        paths.sort_by_key(|(p, _)| {
             PageKind::from_path(p)
                 .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
                 .unwrap_or(0)
@@ -648,8 +655,8 @@ impl Snapshot {
         type Parsed = (Result<Page, PageError>, bool, Option<usize>);
         let results: Vec<Parsed> = paths
             .par_iter()
-            .map(|p| {
-                let content = self.files.get(*p);
+            .map(|(p, content)| {
+                let content = Some(*content);
                 let (parsed, hit, unloaded) = match cache {
                     Some((c, links_optional)) => {
                         let usable = |page: &Page| links_optional || !page.info.links_omitted;

@@ -52,6 +52,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::links::{Link, LinkKind};
 use crate::model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
@@ -567,9 +568,9 @@ impl ParseCache {
     /// The blob id (hex, and its 20 raw bytes) of the cached page at `path` when the cache
     /// recorded stat data for it and `stat` is that stat data: the file still holds the bytes the
     /// entry was parsed from (see the module docs).
-    pub fn trusted_blob(&self, path: &str, stat: &FileStat) -> Option<(String, [u8; 20])> {
+    pub fn trusted_blob(&self, path: &str, stat: &FileStat) -> Option<(Arc<str>, [u8; 20])> {
         let e = self.entries.get(path)?;
-        (e.stat.as_ref() == Some(stat)).then(|| (raw_to_hex(&e.blob), e.blob))
+        (e.stat.as_ref() == Some(stat)).then(|| (raw_to_hex_arc(&e.blob), e.blob))
     }
 
     /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id
@@ -838,14 +839,17 @@ fn encode_delta(
     Some(w.finish())
 }
 
-fn raw_to_hex(raw: &[u8; 20]) -> String {
+/// The 40 lower-case hex digits of a raw blob id, as a shared string in one allocation (asked
+/// for every page of a vault).
+fn raw_to_hex_arc(raw: &[u8; 20]) -> Arc<str> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(40);
-    for b in raw {
-        s.push(HEX[usize::from(b >> 4)] as char);
-        s.push(HEX[usize::from(b & 15)] as char);
+    let mut buf = [0u8; 40];
+    for (pair, b) in buf.chunks_exact_mut(2).zip(raw) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 15)];
     }
-    s
+    // (Hex digits: always UTF-8.)
+    Arc::from(std::str::from_utf8(&buf).unwrap_or_default())
 }
 
 /// The 20 raw bytes of a 40-digit lower-case hex blob id.
@@ -1742,7 +1746,8 @@ mod tests {
     fn hex_ids_read_back_and_nothing_else_does() {
         for byte in 0..=255u8 {
             let raw = [byte; 20];
-            let hex = raw_to_hex(&raw);
+            let hex = raw_to_hex_arc(&raw).to_string();
+            assert_eq!(hex, format!("{byte:02x}").repeat(20));
             assert_eq!(hex_to_raw(&hex), Some(raw));
             let c = byte as char;
             if !matches!(c, '0'..='9' | 'a'..='f') && byte.is_ascii() {
@@ -1755,7 +1760,7 @@ mod tests {
             }
         }
         let id = "0123456789abcdef0123456789abcdef01234567";
-        assert_eq!(raw_to_hex(&hex_to_raw(id).unwrap()), id);
+        assert_eq!(&*raw_to_hex_arc(&hex_to_raw(id).unwrap()), id);
         assert_eq!(hex_to_raw(&id.to_uppercase()), None);
         assert_eq!(hex_to_raw(&id[1..]), None);
         assert_eq!(hex_to_raw(&format!("{id}0")), None);
