@@ -617,6 +617,40 @@ fn tracked_caches_of_older_vaults_leave_git_with_the_first_commit() {
     v.git(&["fsck", "--strict", "--no-dangling"]);
 }
 
+/// Each operation records the report and index files it leaves, so the next one trusts them and
+/// re-renders only the dashboards its edit changes (the record must hold the checksums of the
+/// rewritten dashboards, not of those it read).
+#[test]
+fn operations_trust_the_dashboards_the_previous_one_recorded() {
+    let v = vault();
+    v.run("wiki", &["compile"]).expect_code(0);
+    for (i, question) in ["First?", "Second?", "Third?"].into_iter().enumerate() {
+        let mut cmd = v.command("wiki-apply");
+        cmd.env("WIKI_COMPILE_TRACE", "1");
+        let op =
+            format!(r#"{{"op":"add_question","page":"entity.alpha","question":"{question}"}}"#);
+        let run = wiki_testkit::output(cmd, Some(op.as_bytes()));
+        run.expect_code(0);
+        assert!(
+            !run.stderr.contains("differ from the record"),
+            "operation {i}: {}",
+            run.stderr
+        );
+        // (All nine are rendered when the recorded files are not trusted; an edit here changes
+        // one to four of them.)
+        assert!(
+            run.stderr.contains("compile related scope 0, dashboards ")
+                && !run.stderr.contains("dashboards 9,"),
+            "operation {i}: {}",
+            run.stderr
+        );
+        assert!(v.read("reports/open-questions.md").contains(question));
+    }
+    let check = v.run("wiki", &["compile", "--check", "--force"]);
+    assert_eq!(check.stdout, "");
+    check.expect_code(0);
+}
+
 /// Pages the parse cache's stat data vouches for are not read by apply; a hand edit that keeps
 /// the size and modification time (only the change time differs) is still seen, and the
 /// vault ends up as a full compile makes it.

@@ -171,9 +171,15 @@ pub fn compile_cached(
         )
     });
     trace("parse (recorded check)", t);
+    let report_sums = ReportSums::default();
     let dashboards = recorded
         .filter(|r| {
-            let now = current_reports_checksum(snapshot, &[], &recorded_tag(opts, render_mode));
+            let now = current_reports_checksum(
+                snapshot,
+                &[],
+                &recorded_tag(opts, render_mode),
+                &report_sums,
+            );
             if tracing() && r.reports != now {
                 wiki_cli::warn(
                     "trace",
@@ -217,6 +223,7 @@ pub fn compile_cached(
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
         unloaded: Some(&unloaded),
+        report_sums: Some(&report_sums),
         digest: recorded.map(|r| (cache, &misses, r.claims)),
         dashboards: dashboards.as_ref(),
     };
@@ -251,9 +258,19 @@ fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
     }
 }
 
+/// Checksums of report and index files of a snapshot, by path: a compile checksums them twice
+/// (before, to trust the recorded dashboards; after, to record its own), and the second time
+/// only the files it rewrote need hashing (the dashboards are megabytes on large vaults).
+type ReportSums = std::sync::Mutex<HashMap<String, u64>>;
+
 /// The checksum [`crate::reuse::reports_checksum`] of the report pages and index files of
-/// `snapshot` with `changes` applied.
-fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) -> u64 {
+/// `snapshot` with `changes` applied; the snapshot's files summed once per `sums`.
+fn current_reports_checksum(
+    snapshot: &Snapshot,
+    changes: &[Change],
+    tag: &str,
+    sums: &ReportSums,
+) -> u64 {
     let indexes: Vec<String> = index::index_files()
         .into_iter()
         .map(|(p, _, _)| p)
@@ -268,15 +285,32 @@ fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) 
         .filter(|p| covered(p))
         .filter_map(|p| snapshot.get(p).map(|b| (p, b)))
         .collect();
+    let mut changed: HashSet<&str> = HashSet::new();
     for c in changes {
         if covered(&c.path) {
+            changed.insert(c.path.as_str());
             match &c.content {
                 Some(b) => files.insert(c.path.as_str(), b.as_slice()),
                 None => files.remove(c.path.as_str()),
             };
         }
     }
-    crate::reuse::reports_checksum(files, snapshot.get(crate::snapshot::SOURCE_SYNC_PATH), tag)
+    let sync = snapshot.get(crate::snapshot::SOURCE_SYNC_PATH);
+    crate::reuse::reports_checksum_with(files, sync, tag, |path, bytes| {
+        if changed.contains(path) {
+            return wiki_parse::pagecache::checksum(bytes);
+        }
+        let lock = || {
+            sums.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(sum) = lock().get(path) {
+            return *sum;
+        }
+        let sum = wiki_parse::pagecache::checksum(bytes);
+        lock().insert(path.to_string(), sum);
+        sum
+    })
 }
 
 /// How the recorded report and index files were rendered: the link style, and whether
@@ -337,6 +371,8 @@ struct Incremental<'a> {
     misses: Option<&'a HashSet<String>>,
     /// Pages taken from the cache without their text, with their body offsets.
     unloaded: Option<&'a HashMap<String, usize>>,
+    /// Checksums of the snapshot's report and index files already computed.
+    report_sums: Option<&'a ReportSums>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -934,7 +970,12 @@ fn compile_inner(
     }
     drop(order);
     let recorded = recorded.map(|r| crate::reuse::Recorded {
-        reports: current_reports_checksum(snapshot, &changes, &recorded_tag(opts, render_mode)),
+        reports: current_reports_checksum(
+            snapshot,
+            &changes,
+            &recorded_tag(opts, render_mode),
+            inc.report_sums.unwrap_or(&ReportSums::default()),
+        ),
         ..r
     });
     changes.extend(derived_changes);

@@ -49,15 +49,24 @@ pub fn reports_checksum<'a>(
     source_sync: Option<&[u8]>,
     tag: &str,
 ) -> u64 {
+    reports_checksum_with(reports, source_sync, tag, |_, b| {
+        wiki_parse::pagecache::checksum(b)
+    })
+}
+
+/// [`reports_checksum`] with each file's checksum from `sum(path, bytes)` (which may know it).
+pub fn reports_checksum_with<'a>(
+    reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    source_sync: Option<&[u8]>,
+    tag: &str,
+    sum: impl Fn(&str, &[u8]) -> u64 + Sync,
+) -> u64 {
     use rayon::prelude::*;
     // The checksum of `tag NUL (path NUL len:u64le checksum(bytes):u64le)* 0x01 source_sync`:
     // each file hashed on its own, in parallel (the report files are megabytes on large vaults,
     // and this runs twice per operation), and no concatenated copy.
     let reports: Vec<(&str, &[u8])> = reports.into_iter().collect();
-    let sums: Vec<u64> = reports
-        .par_iter()
-        .map(|(_, b)| wiki_parse::pagecache::checksum(b))
-        .collect();
+    let sums: Vec<u64> = reports.par_iter().map(|(p, b)| sum(p, b)).collect();
     let source_sync = source_sync.unwrap_or_default();
     let total = tag.len()
         + 1
