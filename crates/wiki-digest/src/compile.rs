@@ -144,10 +144,8 @@ pub fn compile_cached(
     let t = trace("parse (pages)", t);
     // The digest is about to be spliced from the recorded one (checked below): the buffer it
     // goes into is faulted in meanwhile, on the core the serial steps until then leave idle.
-    let buffer = match (
-        crate::reuse::Recorded::from_label(cache.label()),
-        snapshot.get(AGENT_DIGEST_PATH),
-    ) {
+    let labelled = crate::reuse::Recorded::from_label(cache.label());
+    let buffer = match (labelled, snapshot.get(AGENT_DIGEST_PATH)) {
         (Some(_), Some(old)) => crate::reuse::Prefaulted::start(old.len() + PREFAULT_SLACK),
         _ => crate::reuse::Prefaulted::none(),
     };
@@ -163,7 +161,7 @@ pub fn compile_cached(
             .as_ref()
             .is_some_and(|e| e.iter().all(|(page, old, _)| same_graph(old, &page.info)));
     let t = trace("parse (graph check)", t);
-    let recorded = crate::reuse::Recorded::from_label(cache.label()).filter(|r| {
+    let recorded = labelled.filter(|r| {
         r.matches(
             snapshot.get(AGENT_DIGEST_PATH).unwrap_or_default(),
             snapshot.get(CLAIMS_PATH).unwrap_or_default(),

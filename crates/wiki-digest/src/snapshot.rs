@@ -547,10 +547,15 @@ impl Snapshot {
 
     /// Page paths, sorted.
     pub fn page_paths(&self) -> impl Iterator<Item = &str> {
+        self.pages().map(|(p, _)| p)
+    }
+
+    /// The pages with their contents, in path order.
+    fn pages(&self) -> impl Iterator<Item = (&str, &Content)> {
         self.files
-            .keys()
-            .map(String::as_str)
-            .filter(|p| vault::is_page_path(p))
+            .iter()
+            .map(|(p, c)| (p.as_str(), c))
+            .filter(|(p, _)| vault::is_page_path(p))
     }
 
     /// Page entries that could not be read (reported as page errors).
@@ -641,12 +646,7 @@ impl Snapshot {
         cache: Option<(&ParseCache, bool)>,
     ) -> (VaultPages, HashSet<String>, HashMap<String, usize>) {
         // The pages with their contents (taken in the walk, not looked up again per page).
-        let mut paths: Vec<(&str, &Content)> = self
-            .files
-            .iter()
-            .map(|(p, c)| (p.as_str(), c))
-            .filter(|(p, _)| vault::is_page_path(p))
-            .collect();
+        let mut paths: Vec<(&str, &Content)> = self.pages().collect();
         paths.sort_by_key(|(p, _)| {
             PageKind::from_path(p)
                 .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
@@ -655,14 +655,13 @@ impl Snapshot {
         type Parsed = (Result<Page, PageError>, bool, Option<usize>);
         let results: Vec<Parsed> = paths
             .par_iter()
-            .map(|(p, content)| {
-                let content = Some(*content);
+            .map(|&(p, content)| {
                 let (parsed, hit, unloaded) = match cache {
                     Some((c, links_optional)) => {
                         let usable = |page: &Page| links_optional || !page.info.links_omitted;
                         // A page the cache vouches for is not read at all.
                         let trusted = match content {
-                            Some(Content::OnDisk(d)) => c
+                            Content::OnDisk(d) => c
                                 .page_without_text(p, &d.blob)
                                 .filter(|(page, _)| usable(page)),
                             _ => None,
@@ -670,8 +669,8 @@ impl Snapshot {
                         match trusted {
                             Some((page, offset)) => (Ok(page), true, Some(offset)),
                             None => {
-                                let bytes = content.and_then(Content::get).unwrap_or_default();
-                                let known = content.and_then(Content::known_blob);
+                                let bytes = content.get().unwrap_or_default();
+                                let known = content.known_blob();
                                 match c.parse_hit_for_compile(p, bytes, known) {
                                     (Ok(page), true) if !usable(&page) => {
                                         (wiki_parse::parse_page(p, bytes), false, None)
@@ -682,7 +681,7 @@ impl Snapshot {
                         }
                     }
                     _ => {
-                        let bytes = content.and_then(Content::get).unwrap_or_default();
+                        let bytes = content.get().unwrap_or_default();
                         (wiki_parse::parse_page(p, bytes), false, None)
                     }
                 };

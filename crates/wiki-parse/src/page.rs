@@ -243,16 +243,22 @@ pub fn git_blob_id(bytes: &[u8]) -> String {
     let mut h = sha1::Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    let digest = h.finalize();
-    let mut hex = String::with_capacity(40);
-    for b in digest {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
-    hex
+    let raw: [u8; 20] = h.finalize().into();
+    hex_id(&raw, |s| s.to_string())
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// The 40 lower-case hex digits of a 20-byte id (a git object id), handed to `make` as text
+/// (no intermediate string: the parse cache builds a shared one directly).
+pub(crate) fn hex_id<T>(raw: &[u8; 20], make: impl FnOnce(&str) -> T) -> T {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 40];
+    for (pair, b) in buf.chunks_exact_mut(2).zip(raw) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 15)];
+    }
+    // (Hex digits: always UTF-8.)
+    make(std::str::from_utf8(&buf).unwrap_or_default())
+}
 
 fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1

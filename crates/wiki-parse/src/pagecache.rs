@@ -842,14 +842,7 @@ fn encode_delta(
 /// The 40 lower-case hex digits of a raw blob id, as a shared string in one allocation (asked
 /// for every page of a vault).
 fn raw_to_hex_arc(raw: &[u8; 20]) -> Arc<str> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 40];
-    for (pair, b) in buf.chunks_exact_mut(2).zip(raw) {
-        pair[0] = HEX[usize::from(b >> 4)];
-        pair[1] = HEX[usize::from(b & 15)];
-    }
-    // (Hex digits: always UTF-8.)
-    Arc::from(std::str::from_utf8(&buf).unwrap_or_default())
+    crate::page::hex_id(raw, |s| Arc::from(s))
 }
 
 /// The 20 raw bytes of a 40-digit lower-case hex blob id.

@@ -207,7 +207,7 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
 
 /// Stat data of listed page files, each read relative to an open descriptor of its directory
 /// (Linux `fstatat`): the kernel resolves one name per page instead of the whole path from the
-/// vault's root down (about a fifth of the system time of statting a 10,000-page vault).
+/// vault's root down (path lookups 2.3 -> 1.6% of an operation's CPU on a 10,000-page vault).
 #[derive(Debug, Default)]
 pub struct PageStatter {
     #[cfg(unix)]
