@@ -470,11 +470,21 @@ fn last_run(vault_dir: &Path) -> Option<wiki_alloc::LastRun> {
     })
 }
 
+/// The parse-cache size from which a vault counts as large for huge pages (about 6,000 pages of
+/// `scripts/gen-vault`). Measured on the 2-core benchmark machine, operations back to back,
+/// median with huge pages / without: 1,000 pages (1.3 MB cache) 38.8 / 35.2 and 32.9 / 28.6 ms;
+/// 3,000 pages (3.9 MB) 73.0 / 70.3 and 60.7 / 61.8 ms; 6,000 pages (7.8 MB) 121.4 / 134.6 and
+/// 105.5 / 94.9 ms; 10,000 pages (13 MB) 181.9 / 191.3 and 141.4 / 154.9 ms.
+pub const HUGE_PAGES_MIN_PARSE_CACHE: u64 = 8 << 20;
+
 /// Before reading a vault's worth of caches and pages into memory: keep transparent huge pages
 /// or not ([`wiki_alloc::huge_pages_after`]), from what the previous such command on the vault
-/// at `vault_dir` recorded.
+/// at `vault_dir` recorded and the size of its parse cache (smaller than
+/// [`HUGE_PAGES_MIN_PARSE_CACHE`], or none: without).
 pub fn fit_huge_pages(vault_dir: &Path) -> MemoryRun {
-    let (choice, state) = wiki_alloc::huge_pages_after(last_run(vault_dir));
+    let large = std::fs::metadata(vault_dir.join(wiki_parse::pagecache::CACHE_PATH))
+        .is_ok_and(|m| m.len() >= HUGE_PAGES_MIN_PARSE_CACHE);
+    let (choice, state) = wiki_alloc::huge_pages_after(last_run(vault_dir), large);
     MemoryRun {
         vault_dir: Some(vault_dir.to_path_buf()),
         choice: Some(choice),
