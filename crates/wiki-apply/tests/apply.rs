@@ -248,6 +248,37 @@ fn stdin_validation_names_line_and_field() {
     assert_eq!(v.status(), "");
 }
 
+/// Input that is not UTF-8 is refused with the line and column of its first bad byte, from
+/// stdin and from `--file`, and nothing is written.
+#[test]
+fn input_that_is_not_utf8_names_its_line_and_column() {
+    let v = vault();
+    let head = rev(&v, "HEAD");
+    let prefix = r#"{"op":"add_question","page":"alpha","question":"Caf"#;
+    let mut input = br#"{"op":"add_question","page":"alpha","question":"Fine?"}"#.to_vec();
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(prefix.as_bytes());
+    input.extend_from_slice(b"\xe9?\"}\n");
+    let r = v.run_stdin("wiki-apply", &[], Some(&input));
+    r.expect_code(2);
+    let column = prefix.len() + 1;
+    assert_eq!(
+        r.stderr,
+        format!("wiki-apply: error: <stdin>:2: not valid UTF-8 (byte 0xe9 at column {column})\n")
+    );
+    assert_eq!(r.stdout, "");
+    std::fs::write(v.path("ops.jsonl"), &input).unwrap();
+    let r = v.run_stdin("wiki-apply", &["--file", "ops.jsonl"], None);
+    r.expect_code(2);
+    assert_eq!(
+        r.stderr,
+        format!("wiki-apply: error: ops.jsonl:2: not valid UTF-8 (byte 0xe9 at column {column})\n")
+    );
+    std::fs::remove_file(v.path("ops.jsonl")).unwrap();
+    assert_eq!(rev(&v, "HEAD"), head);
+    assert_eq!(v.status(), "");
+}
+
 #[test]
 fn numeric_strings_are_coerced() {
     let v = vault();

@@ -196,6 +196,28 @@ fn shortcut_op(shortcut: &Shortcut) -> Result<ops::Op, Error> {
     ops::parse_op(&Json::Object(m)).map_err(Error::Invalid)
 }
 
+/// The input as text, or an error naming the line and (byte) column of the first byte that is
+/// not UTF-8 (`<stdin>:3: not valid UTF-8 (byte 0xff at column 5)`).
+pub fn decode_input(bytes: Vec<u8>, origin: &str) -> Result<String, Error> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let byte = bytes
+            .get(at)
+            .map_or(String::new(), |b| format!("byte 0x{b:02x} "));
+        Error::At {
+            origin: origin.to_string(),
+            line: before.iter().filter(|&&b| b == b'\n').count() + 1,
+            message: format!("not valid UTF-8 ({byte}at column {})", at - line_start + 1),
+        }
+    })
+}
+
 /// Parse every line of `input` (blank lines skipped); the first invalid line is the error.
 pub fn parse_input(input: &str, origin: &str) -> Result<Vec<LineOp>, Error> {
     let mut out = Vec::new();
@@ -262,18 +284,19 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         None => {
             let (input, origin) = match &args.file {
                 Some(f) if f.as_os_str() != "-" => (
-                    std::fs::read_to_string(f)
+                    std::fs::read(f)
                         .map_err(|e| CliError::Runtime(format!("{}: {e}", f.display())))?,
                     f.display().to_string(),
                 ),
                 _ => {
-                    let mut s = String::new();
+                    let mut bytes = Vec::new();
                     std::io::stdin()
-                        .read_to_string(&mut s)
+                        .read_to_end(&mut bytes)
                         .map_err(|e| CliError::Runtime(format!("cannot read stdin: {e}")))?;
-                    (s, "<stdin>".to_string())
+                    (bytes, "<stdin>".to_string())
                 }
             };
+            let input = decode_input(input, &origin)?;
             (parse_input(&input, &origin)?, Some(origin))
         }
     };
