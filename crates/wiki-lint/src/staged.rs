@@ -6,9 +6,10 @@
 //!   findings.
 //! * Cross-page checks run against `HEAD` plus the staged changes, which is exactly the index:
 //!   every page path of the index is a valid link target, and the pages that could share an id
-//!   or a claim id with a staged page are found by a literal search for those ids in every other
-//!   indexed page, then parsed (a page that writes an id with YAML escapes is not found; ids are
-//!   plain words in practice). Only findings about staged pages are reported, so a pre-commit
+//!   or a claim id with a staged page are found by a literal search for those ids in the
+//!   frontmatter of every other indexed page (where ids and claim ids are declared: the
+//!   dashboards, which name every claim id in their bodies, are not parsed for it), then parsed
+//!   (a page that writes an id with YAML escapes is not found; ids are plain words in practice). Only findings about staged pages are reported, so a pre-commit
 //!   hook never blocks on problems the commit did not touch.
 //! * Pages deleted (or renamed away) by the commit: links in other pages that named them and no
 //!   longer name any page are reported as `broken-wikilink` on those pages.
@@ -100,6 +101,18 @@ struct Scanned {
     bytes: Vec<u8>,
     id_hit: bool,
     link_hit: bool,
+}
+
+/// The part of a page's bytes that can declare ids and claim ids: its frontmatter (with the
+/// fences), as [`wiki_parse::frontmatter::split`] finds it. Empty for a page without one: a
+/// body that names an id (a dashboard's rows, a link) declares nothing. Bytes that are not
+/// UTF-8 or whose frontmatter is never closed are taken whole (the parse reports them).
+fn declaring_part(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes).map(wiki_parse::frontmatter::split) {
+        Ok(Ok(split)) if split.yaml.is_none() => &[],
+        Ok(Ok(split)) => &bytes[..split.body_offset],
+        _ => bytes,
+    }
 }
 
 struct IndexPage {
@@ -340,8 +353,13 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
             .map(|(e, _)| e)
             .collect();
         // Scan clean files on disk in parallel; the rest is read from the object database.
+        // Ids and claim ids are declared in frontmatter only: a page whose body alone names
+        // them (the dashboards list every claim id) is not parsed for them.
         let scan = |bytes: Vec<u8>| Scanned {
-            id_hit: id_finders.iter().any(|f| f.find(&bytes).is_some()),
+            id_hit: id_finders.iter().any(|f| f.find(&bytes).is_some())
+                && id_finders
+                    .iter()
+                    .any(|f| f.find(declaring_part(&bytes)).is_some()),
             link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
             bytes,
         };
@@ -505,4 +523,28 @@ pub fn agent_pages(vault: &Path, agent: &str) -> Result<AgentSource, StagedError
     let mut pages = vault::parse_blobs(&blobs);
     pages.errors.extend(problems);
     Ok(AgentSource::Tree(pages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declaring_part;
+
+    #[test]
+    fn declaring_part_is_the_frontmatter_with_its_fences() {
+        let page = b"---\nid: entity.a\n---\n# A\nentity.b in the body\n";
+        assert_eq!(declaring_part(page), b"---\nid: entity.a\n---\n");
+        // A byte-order mark and CRLF fences, as the parser accepts them.
+        let crlf = b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\nbody entity.b\r\n";
+        assert_eq!(
+            declaring_part(crlf),
+            b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\n"
+        );
+        // No frontmatter: nothing can be declared.
+        assert_eq!(declaring_part(b"# Title\nid: entity.a\n"), b"");
+        // Never closed, or not UTF-8: taken whole (the parse reports the page).
+        let open = b"---\nid: entity.a\n# no closing fence\n";
+        assert_eq!(declaring_part(open), open);
+        let binary = b"---\nid: entity.a\n---\n\xff\n";
+        assert_eq!(declaring_part(binary), binary);
+    }
 }

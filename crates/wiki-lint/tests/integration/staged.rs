@@ -147,6 +147,44 @@ fn cross_page_checks_see_head_plus_staged_changes() {
     );
 }
 
+/// Unchanged pages are searched for the staged page's ids in their frontmatter only (where ids
+/// and claim ids are declared): a page written with a byte-order mark and CRLF line endings
+/// that declares the same id is still found, and a page that names the id and claim id only in
+/// its body (as the dashboards do) shares nothing.
+#[test]
+fn ids_are_looked_up_in_the_frontmatter_of_other_pages() {
+    let v = base_vault();
+    let crlf = clean("entity", "entity.gamma", &[], "# Gamma\n").replace('\n', "\r\n");
+    v.write("entities/gamma.md", format!("\u{feff}{crlf}"));
+    v.write(
+        "concepts/listing.md",
+        clean(
+            "concept",
+            "concept.listing",
+            &[],
+            "Pages: entity.gamma, claim.gamma.one and entity.alpha.\n",
+        ),
+    );
+    v.commit_all("gamma and a listing");
+    v.write(
+        "entities/delta.md",
+        clean(
+            "entity",
+            "entity.gamma",
+            &["claims:", "  - {id: claim.gamma.one, text: Gamma is new., evidence: [{sourceId: source.base}]}"],
+            "",
+        ),
+    );
+    v.git(&["add", "entities/delta.md"]);
+    let run = staged(&v, &["--format", "text"]);
+    run.expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "entities/delta.md:3: error: Duplicate page id `entity.gamma`. [duplicate-id]\n\
+         1 error, 0 warnings in 1 page\n"
+    );
+}
+
 #[test]
 fn unstaged_edits_of_other_pages_do_not_hide_conflicts() {
     let v = base_vault();
