@@ -334,6 +334,30 @@ impl<'a> Workspace<'a> {
             .ok_or_else(|| Error::Invalid(format!("Wiki page not found: {lookup}")))
     }
 
+    /// The pages (sorted by path) whose frontmatter holds claim `claim_id` by `matches`, found as
+    /// an operation's claim lookup finds them: pages whose parse-cache entry proves they lack
+    /// the claim are not read, and a page whose bytes do not contain the id is not parsed.
+    pub fn pages_with_claim(
+        &mut self,
+        claim_id: &str,
+        matches: impl Fn(&Mapping) -> bool,
+    ) -> Result<Vec<String>> {
+        if claim_id.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.scan(
+            claim_id,
+            Needle::ClaimId,
+            |ix| {
+                ix.claims
+                    .get(claim_id)
+                    .map(|s| s.iter().cloned().collect())
+                    .unwrap_or_default()
+            },
+            matches,
+        )
+    }
+
     /// The page holding claim `claim_id`: on `page` when given, else the only page of the vault
     /// that has it.
     fn claim_page(&mut self, page: Option<&str>, claim_id: &str) -> Result<String> {
@@ -349,17 +373,7 @@ impl<'a> Workspace<'a> {
         }
         // Not a parsed-field test: the parsed form drops claims without text, which this
         // lookup still finds (the cache says which pages have none).
-        let found = self.scan(
-            claim_id,
-            Needle::ClaimId,
-            |ix| {
-                ix.claims
-                    .get(claim_id)
-                    .map(|s| s.iter().cloned().collect())
-                    .unwrap_or_default()
-            },
-            |fm| claim_index(fm, claim_id).is_some(),
-        )?;
+        let found = self.pages_with_claim(claim_id, |fm| claim_index(fm, claim_id).is_some())?;
         match found.len() {
             0 => Err(Error::Invalid(format!("claim not found: {claim_id}"))),
             1 => Ok(found.into_iter().next().unwrap_or_default()),

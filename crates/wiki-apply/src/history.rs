@@ -106,21 +106,7 @@ pub fn resolve(session: &Session, lookup: &str) -> Result<Subject> {
         return Ok(Subject::Page(path));
     }
     let id = normalize_claim_id(lookup);
-    let finder = memchr::memmem::Finder::new(id.as_bytes());
-    let mut pages = Vec::new();
-    for path in files.page_paths() {
-        let Some(bytes) = files.read(path)? else {
-            continue;
-        };
-        if id.is_empty() || finder.find(&bytes).is_none() {
-            continue;
-        }
-        if let Ok(p) = page::parse_page(path, &bytes)
-            && claim_of(&p.frontmatter, &id).is_some()
-        {
-            pages.push(path.clone());
-        }
-    }
+    let pages = ws.pages_with_claim(&id, |fm| claim_of(fm, &id).is_some())?;
     if pages.is_empty() {
         // A page that no longer exists at the tip: accept a plain path.
         let key = crate::edit::normalize_lookup_key(lookup);
