@@ -242,7 +242,7 @@ impl<'a> Workspace<'a> {
     }
 
     /// Pages (sorted by path) whose frontmatter satisfies `matches`, found by scanning the pages
-    /// whose bytes contain `needle` (or by the id index once built). `known`: what a page must
+    /// whose frontmatter contains `needle` (or by the id index once built). `known`: what a page must
     /// hold to match, so that pages whose parse-cache entry proves otherwise are not even read.
     fn scan(
         &mut self,
@@ -278,7 +278,13 @@ impl<'a> Workspace<'a> {
             let Some(b) = self.bytes(&path)? else {
                 continue;
             };
-            if finder.find(&b).is_none() {
+            // Ids are declared in frontmatter: a page whose body alone names the id (a
+            // dashboard lists every claim id) is not parsed.
+            if finder.find(&b).is_none()
+                || finder
+                    .find(wiki_parse::frontmatter::declaring_part(&b))
+                    .is_none()
+            {
                 continue;
             }
             if let Ok(p) = page::parse_page(&path, &b)

@@ -279,6 +279,45 @@ fn input_that_is_not_utf8_names_its_line_and_column() {
     assert_eq!(v.status(), "");
 }
 
+/// A claim id is looked up in the frontmatter of the pages, where claims are declared: a page
+/// written with a byte-order mark and CRLF line endings still holds its claim, and a page that
+/// only names the claim id in its body (as the dashboards do) does not make it ambiguous.
+#[test]
+fn claim_lookup_reads_frontmatter_only() {
+    let v = vault();
+    let beta = "---\npageType: entity\nid: entity.beta\ntitle: Beta\nclaims:\n  - id: claim.beta.one\n    text: Beta runs nightly.\n---\n\n# Beta\n"
+        .replace('\n', "\r\n");
+    v.write("entities/beta.md", format!("\u{feff}{beta}"));
+    v.write(
+        "concepts/listing.md",
+        "---\npageType: concept\nid: concept.listing\ntitle: Listing\n---\n\nClaims: claim.beta.one and claim.alpha.db.\n",
+    );
+    v.commit_all("beta and a listing");
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.beta.one","confidence":0.4}"#],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains(r#""pagePath":"entities/beta.md""#),
+        "{}",
+        r.stdout
+    );
+    assert!(v.read("entities/beta.md").contains("confidence: 0.4"));
+    let r = apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.contains(r#""pagePath":"entities/alpha.md""#),
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn numeric_strings_are_coerced() {
     let v = vault();

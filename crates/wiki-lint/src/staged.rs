@@ -103,18 +103,6 @@ struct Scanned {
     link_hit: bool,
 }
 
-/// The part of a page's bytes that can declare ids and claim ids: its frontmatter (with the
-/// fences), as [`wiki_parse::frontmatter::split`] finds it. Empty for a page without one: a
-/// body that names an id (a dashboard's rows, a link) declares nothing. Bytes that are not
-/// UTF-8 or whose frontmatter is never closed are taken whole (the parse reports them).
-fn declaring_part(bytes: &[u8]) -> &[u8] {
-    match std::str::from_utf8(bytes).map(wiki_parse::frontmatter::split) {
-        Ok(Ok(split)) if split.yaml.is_none() => &[],
-        Ok(Ok(split)) => &bytes[..split.body_offset],
-        _ => bytes,
-    }
-}
-
 struct IndexPage {
     rel: String,
     id: ObjectId,
@@ -357,9 +345,10 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
         // them (the dashboards list every claim id) is not parsed for them.
         let scan = |bytes: Vec<u8>| Scanned {
             id_hit: id_finders.iter().any(|f| f.find(&bytes).is_some())
-                && id_finders
-                    .iter()
-                    .any(|f| f.find(declaring_part(&bytes)).is_some()),
+                && id_finders.iter().any(|f| {
+                    f.find(wiki_parse::frontmatter::declaring_part(&bytes))
+                        .is_some()
+                }),
             link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
             bytes,
         };
@@ -523,28 +512,4 @@ pub fn agent_pages(vault: &Path, agent: &str) -> Result<AgentSource, StagedError
     let mut pages = vault::parse_blobs(&blobs);
     pages.errors.extend(problems);
     Ok(AgentSource::Tree(pages))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::declaring_part;
-
-    #[test]
-    fn declaring_part_is_the_frontmatter_with_its_fences() {
-        let page = b"---\nid: entity.a\n---\n# A\nentity.b in the body\n";
-        assert_eq!(declaring_part(page), b"---\nid: entity.a\n---\n");
-        // A byte-order mark and CRLF fences, as the parser accepts them.
-        let crlf = b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\nbody entity.b\r\n";
-        assert_eq!(
-            declaring_part(crlf),
-            b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\n"
-        );
-        // No frontmatter: nothing can be declared.
-        assert_eq!(declaring_part(b"# Title\nid: entity.a\n"), b"");
-        // Never closed, or not UTF-8: taken whole (the parse reports the page).
-        let open = b"---\nid: entity.a\n# no closing fence\n";
-        assert_eq!(declaring_part(open), open);
-        let binary = b"---\nid: entity.a\n---\n\xff\n";
-        assert_eq!(declaring_part(binary), binary);
-    }
 }

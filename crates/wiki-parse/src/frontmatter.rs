@@ -87,6 +87,18 @@ pub fn split(text: &str) -> Result<Split<'_>, UnterminatedFrontmatter> {
     Err(UnterminatedFrontmatter)
 }
 
+/// The part of a page's bytes that can declare ids and claim ids: its frontmatter with the
+/// fences, as [`split`] finds it. Empty for a page without frontmatter (a body that names an
+/// id, like a dashboard's rows or a link, declares nothing). Bytes that are not UTF-8, or whose
+/// frontmatter is never closed, are returned whole (parsing them reports the problem).
+pub fn declaring_part(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes).map(split) {
+        Ok(Ok(s)) if s.yaml.is_none() => &[],
+        Ok(Ok(s)) => &bytes[..s.body_offset],
+        _ => bytes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +146,24 @@ mod tests {
     fn unterminated() {
         assert_eq!(split("---\nid: a\n"), Err(UnterminatedFrontmatter));
         assert_eq!(split("---"), Err(UnterminatedFrontmatter));
+    }
+
+    #[test]
+    fn declaring_part_is_the_frontmatter_with_its_fences() {
+        let page = b"---\nid: entity.a\n---\n# A\nentity.b in the body\n";
+        assert_eq!(declaring_part(page), b"---\nid: entity.a\n---\n");
+        // A byte-order mark and CRLF fences, as the parser accepts them.
+        let crlf = b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\nbody entity.b\r\n";
+        assert_eq!(
+            declaring_part(crlf),
+            b"\xef\xbb\xbf---\r\nid: entity.a\r\n---\r\n"
+        );
+        // No frontmatter: nothing can be declared.
+        assert_eq!(declaring_part(b"# Title\nid: entity.a\n"), b"");
+        // Never closed, or not UTF-8: taken whole (the parse reports the page).
+        let open = b"---\nid: entity.a\n# no closing fence\n";
+        assert_eq!(declaring_part(open), open);
+        let binary = b"---\nid: entity.a\n---\n\xff\n";
+        assert_eq!(declaring_part(binary), binary);
     }
 }
