@@ -242,8 +242,9 @@ impl<'a> Workspace<'a> {
     }
 
     /// Pages (sorted by path) whose frontmatter satisfies `matches`, found by scanning the pages
-    /// whose frontmatter contains `needle` (or by the id index once built). `known`: what a page must
-    /// hold to match, so that pages whose parse-cache entry proves otherwise are not even read.
+    /// whose frontmatter contains `needle` (or by the id index once built). `known`: what a page
+    /// must hold to match, so that pages whose parse-cache entry proves otherwise are not even
+    /// read.
     fn scan(
         &mut self,
         needle: &str,
@@ -342,7 +343,8 @@ impl<'a> Workspace<'a> {
 
     /// The pages (sorted by path) whose frontmatter holds claim `claim_id` by `matches`, found as
     /// an operation's claim lookup finds them: pages whose parse-cache entry proves they lack
-    /// the claim are not read, and a page whose bytes do not contain the id is not parsed.
+    /// the claim are not read, and a page whose frontmatter does not contain the id is not
+    /// parsed.
     pub fn pages_with_claim(
         &mut self,
         claim_id: &str,

@@ -9,8 +9,9 @@
 //!   or a claim id with a staged page are found by a literal search for those ids in the
 //!   frontmatter of every other indexed page (where ids and claim ids are declared: the
 //!   dashboards, which name every claim id in their bodies, are not parsed for it), then parsed
-//!   (a page that writes an id with YAML escapes is not found; ids are plain words in practice). Only findings about staged pages are reported, so a pre-commit
-//!   hook never blocks on problems the commit did not touch.
+//!   (a page that writes an id with YAML escapes is not found; ids are plain words in
+//!   practice). Only findings about staged pages are reported, so a pre-commit hook never
+//!   blocks on problems the commit did not touch.
 //! * Pages deleted (or renamed away) by the commit: links in other pages that named them and no
 //!   longer name any page are reported as `broken-wikilink` on those pages.
 //! * Unchanged pages are read from the working tree when git's stat data says the file is
