@@ -344,14 +344,18 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
         // Scan clean files on disk in parallel; the rest is read from the object database.
         // Ids and claim ids are declared in frontmatter only: a page whose body alone names
         // them (the dashboards list every claim id) is not parsed for them.
-        let scan = |bytes: Vec<u8>| Scanned {
-            id_hit: id_finders.iter().any(|f| f.find(&bytes).is_some())
-                && id_finders.iter().any(|f| {
-                    f.find(wiki_parse::frontmatter::declaring_part(&bytes))
-                        .is_some()
-                }),
-            link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
-            bytes,
+        // The frontmatter is found (a UTF-8 check of the whole page) once per page, and only for
+        // pages that name an id somewhere.
+        let scan = |bytes: Vec<u8>| {
+            let id_hit = id_finders.iter().any(|f| f.find(&bytes).is_some()) && {
+                let head = wiki_parse::frontmatter::declaring_part(&bytes);
+                id_finders.iter().any(|f| f.find(head).is_some())
+            };
+            Scanned {
+                id_hit,
+                link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
+                bytes,
+            }
         };
         // One open per file: fstat it, and read it only when git's stat data says it is
         // exactly the indexed blob (same size, times, inode; not racily clean).
