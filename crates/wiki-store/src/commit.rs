@@ -435,7 +435,7 @@ impl Store {
             .edit_tree(base)
             .git_ctx(|| format!("edit tree {base}"))?;
         let mut changed = Vec::new();
-        let mut new_blobs: Vec<(ObjectId, &'a [u8])> = Vec::new();
+        let mut new_blobs: Vec<pack::LooseBlob<'a>> = Vec::new();
         let mut new_ids = HashSet::new();
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
         // Ids the caller computed are taken as given (debug builds check them).
@@ -481,7 +481,12 @@ impl Store {
                         continue;
                     }
                     if new_ids.insert(id) {
-                        new_blobs.push((id, bytes));
+                        new_blobs.push(pack::LooseBlob {
+                            id,
+                            bytes,
+                            path: Some(repo_path.clone()),
+                            previous: old.filter(|e| e.is_file()).map(|e| e.id),
+                        });
                     }
                     editor
                         .upsert(repo_path.as_str(), kind, id)
@@ -505,12 +510,17 @@ impl Store {
         trace::mark("hash blobs and plan tree");
         // Blobs first (as one pack when there are many), then trees and the commit.
         if new_blobs.len() >= pack::PACK_THRESHOLD {
-            pack::write_blobs(repo.objects.store_ref().path(), &new_blobs)?;
+            let blobs: Vec<(ObjectId, &[u8])> = new_blobs.iter().map(|b| (b.id, b.bytes)).collect();
+            pack::write_blobs(repo.objects.store_ref().path(), &blobs)?;
         } else {
             // The ids were just computed from these bytes (`worktree::blob_id`): not hashed
             // again (a collision-detecting SHA-1 was the slow part of writing a large dashboard).
-            debug_assert!(new_blobs.iter().all(|(id, b)| worktree::blob_id(b) == *id));
-            pack::write_loose_blobs(repo.objects.store_ref().path(), &new_blobs)?;
+            debug_assert!(new_blobs.iter().all(|b| worktree::blob_id(b.bytes) == b.id));
+            let reuse = pack::write_loose_blobs(repo.objects.store_ref().path(), &new_blobs)?;
+            trace::note(&format!(
+                "loose blobs: {} bytes deflated, {} bytes reused from previous versions",
+                reuse.deflated, reuse.reused
+            ));
         }
         trace::mark("write blobs");
         let tree = editor

@@ -167,6 +167,7 @@ mod message;
 mod pack;
 mod paths;
 mod read;
+mod segmented;
 mod trace;
 mod worktree;
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use gix::ObjectId;
 use gix::zlib::stream::deflate::{Compress, FlushCompress};
 
-use crate::{Error, Result};
+use crate::{Error, Result, segmented};
 
 /// Prefix of the temporary files this module writes in `objects/pack/` (git's own are
 /// `tmp_pack_*` and `tmp_idx_*`). They only exist while the vault lock is held, so one found by
@@ -40,15 +40,62 @@ pub(crate) fn remove_stale_temporaries(objects_dir: &Path) {
             }
         }
     }
+    segmented::remove_stale_temporaries(objects_dir);
+}
+
+/// A new blob for [`write_loose_blobs`]: its id, its bytes and, for a file of the commit, the
+/// path in the repository and the blob it replaces there (see [`crate::segmented`]).
+pub(crate) struct LooseBlob<'a> {
+    pub id: ObjectId,
+    pub bytes: &'a [u8],
+    pub path: Option<String>,
+    pub previous: Option<ObjectId>,
 }
 
 /// Write `blobs` (distinct ids, each the blob id of its bytes, not yet in the repository) as
 /// loose objects, as git and gix do (zlib level 1, `core.looseCompression`'s default; a
 /// read-only temporary file in `objects/` renamed to `objects/xx/…`; no fsync), the largest
-/// ones on their own threads: an operation on a large vault rewrites megabytes of dashboards,
-/// and compressing them is most of its commit's object writing.
-pub(crate) fn write_loose_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])]) -> Result<()> {
-    let write = |(id, data): &(ObjectId, &[u8])| -> Result<()> {
+/// ones on their own threads. A blob of a path of at least [`segmented::MIN_BLOB`] bytes is
+/// deflated in segments, reusing those its previous version shares with it: an operation on a
+/// large vault rewrites megabytes of dashboards, and compressing them was most of its commit's
+/// object writing.
+pub(crate) fn write_loose_blobs(
+    objects_dir: &Path,
+    blobs: &[LooseBlob<'_>],
+) -> Result<segmented::Reuse> {
+    let write = |blob: &&LooseBlob<'_>| -> Result<segmented::Reuse> {
+        let (id, data) = (blob.id, blob.bytes);
+        let hex = id.to_hex().to_string();
+        let dir = objects_dir.join(&hex[..2]);
+        let persist_at = |out: &[u8]| -> Result<()> {
+            match std::fs::create_dir(&dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                    return Err(Error::io(&dir, e));
+                }
+                _ => {}
+            }
+            persist(
+                objects_dir,
+                TMP_LOOSE_PREFIX,
+                out,
+                &dir.join(&hex[2..]),
+                false,
+            )
+        };
+        if let Some(path) = blob
+            .path
+            .as_deref()
+            .filter(|_| data.len() >= segmented::MIN_BLOB)
+        {
+            return segmented::write(
+                objects_dir,
+                id,
+                data,
+                path,
+                blob.previous.as_ref(),
+                persist_at,
+            );
+        }
         let mut out = Vec::with_capacity(data.len() / 3 + 64);
         let header = format!("blob {}\0", data.len());
         deflate(
@@ -57,48 +104,47 @@ pub(crate) fn write_loose_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])])
             &mut out,
         )
         .map_err(|e| Error::io(objects_dir, e))?;
-        let hex = id.to_hex().to_string();
-        let dir = objects_dir.join(&hex[..2]);
-        match std::fs::create_dir(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-                return Err(Error::io(&dir, e));
-            }
-            _ => {}
+        persist_at(&out)?;
+        Ok(segmented::Reuse {
+            reused: 0,
+            deflated: data.len(),
+        })
+    };
+    let sum = |parts: Vec<Result<segmented::Reuse>>| -> Result<segmented::Reuse> {
+        let mut total = segmented::Reuse::default();
+        for part in parts {
+            total += part?;
         }
-        persist(
-            objects_dir,
-            TMP_LOOSE_PREFIX,
-            &out,
-            &dir.join(&hex[2..]),
-            false,
-        )
+        Ok(total)
     };
     // Largest first, each to the less loaded of two lists (one per CPU is enough: a handful of
     // files, one or two of them megabytes).
-    let mut order: Vec<&(ObjectId, &[u8])> = blobs.iter().collect();
-    order.sort_by_key(|(_, b)| std::cmp::Reverse(b.len()));
-    let total: usize = blobs.iter().map(|(_, b)| b.len()).sum();
+    let mut order: Vec<&LooseBlob<'_>> = blobs.iter().collect();
+    order.sort_by_key(|b| std::cmp::Reverse(b.bytes.len()));
+    let total: usize = blobs.iter().map(|b| b.bytes.len()).sum();
     if order.len() < 2 || total < (1 << 20) {
-        return order.into_iter().try_for_each(write);
+        return sum(order.iter().map(write).collect());
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (mut load_a, mut load_b) = (0, 0);
     for blob in order {
         if load_a <= load_b {
-            load_a += blob.1.len();
+            load_a += blob.bytes.len();
             a.push(blob);
         } else {
-            load_b += blob.1.len();
+            load_b += blob.bytes.len();
             b.push(blob);
         }
     }
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| b.into_iter().try_for_each(write));
-        let mine = a.into_iter().try_for_each(write);
+        let other = scope.spawn(|| sum(b.iter().map(write).collect()));
+        let mine = sum(a.iter().map(write).collect());
         let other = other
             .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        mine.and(other)
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+        let mut total = mine?;
+        total += other;
+        Ok(total)
     })
 }
 
@@ -108,39 +154,16 @@ pub(crate) const PACK_THRESHOLD: usize = 64;
 /// Blob object type in pack entry headers.
 const OBJ_BLOB: u8 = 3;
 
-/// CRC-32 (IEEE, as zlib and git's pack index use), table computed at compile time.
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
-
 /// SHA-1 of `bytes` (pack and index checksums).
 fn sha1_of(bytes: &[u8]) -> [u8; 20] {
     use sha1::Digest;
     sha1::Sha1::digest(bytes).into()
 }
 
+/// CRC-32 (IEEE, as zlib and git's pack index use; carry-less multiplication where the CPU has
+/// it).
 fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in bytes {
-        c = CRC_TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
-    }
-    !c
+    zlib_rs::crc32::crc32(0, bytes)
 }
 
 /// Append the concatenation of `parts` zlib-compressed (level 1) to `out`, as one stream.
@@ -524,7 +547,22 @@ mod tests {
             .map(|b| (crate::worktree::blob_id(b), *b))
             .collect();
         let objects = dir.path().join(".git/objects");
-        write_loose_blobs(&objects, &blobs).unwrap();
+        // The large one with a path: in segments.
+        let loose: Vec<LooseBlob<'_>> = blobs
+            .iter()
+            .enumerate()
+            .map(|(i, (id, bytes))| LooseBlob {
+                id: *id,
+                bytes,
+                path: (i == 0).then(|| "big.md".to_string()),
+                previous: None,
+            })
+            .collect();
+        let reuse = write_loose_blobs(&objects, &loose).unwrap();
+        assert_eq!(
+            reuse.deflated,
+            contents.iter().map(|c| c.len()).sum::<usize>()
+        );
         for (id, bytes) in &blobs {
             let hex = id.to_hex().to_string();
             assert_eq!(git(&["cat-file", "blob", &hex]), *bytes);
