@@ -40,7 +40,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::error::GitResultExt;
-use crate::{Error, Result, Store, VaultLock, delta, lock, pack, read, trace};
+use crate::{Error, Result, Store, VaultLock, delta, lock, pack, read, segmented, trace};
 
 /// Loose objects are packed by a commit when they are estimated to take more than this.
 const AUTO_PACK_BYTES: u64 = 64 << 20;
@@ -472,6 +472,8 @@ impl Store {
             let hex = id.to_hex().to_string();
             remove_if_present(&objects_dir.join(&hex[..2]).join(&hex[2..]))?;
         }
+        // Every table describes a loose object that is now packed: no longer of use.
+        segmented::remove_tables(&objects_dir);
         for pack in &merged {
             for path in [&pack.idx, &pack.pack]
                 .into_iter()

@@ -375,11 +375,21 @@ fn write_table(objects_dir: &Path, repo_path: &str, table: &Table) -> std::io::R
 
 /// Remove the temporary table files a killed writer left (call with the vault lock held).
 pub(crate) fn remove_stale_temporaries(objects_dir: &Path) {
+    remove_table_files(objects_dir, |name| name.starts_with(TMP_PREFIX));
+}
+
+/// Remove every table (after the loose objects they describe were packed; call with the vault
+/// lock held). Errors are ignored: a table left behind no longer matches and is replaced.
+pub(crate) fn remove_tables(objects_dir: &Path) {
+    remove_table_files(objects_dir, |_| true);
+}
+
+fn remove_table_files(objects_dir: &Path, which: impl Fn(&str) -> bool) {
     let Ok(entries) = std::fs::read_dir(objects_dir.join(TABLE_DIR)) else {
         return;
     };
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+        if which(&entry.file_name().to_string_lossy()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }

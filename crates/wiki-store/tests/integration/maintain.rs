@@ -519,6 +519,15 @@ fn randomly_edited_file(seed: u64, rows: usize) {
     let done = store.pack_loose_objects().expect("pack");
     assert!(done.deltas >= 20, "seed {seed}: {done:?}");
     assert_eq!(loose_count(&f), 0);
+    if rows >= 10_000 {
+        let tables = std::fs::read_dir(f.path(".git/objects/info/wiki-segments"))
+            .expect("segment tables")
+            .count();
+        assert_eq!(
+            tables, 0,
+            "seed {seed}: tables of packed objects are removed"
+        );
+    }
     f.fsck();
     read_back("after packing");
 }
