@@ -20,7 +20,7 @@
 //! The original compares every page with every other page (quadratic); here reverse indexes from
 //! keys, ids and source ids to candidates make the whole vault linear in the number of links.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use wiki_parse::links::{LinkKind, normalize_key, normalize_path};
 use wiki_parse::{PageInfo, PageKind};

@@ -17,7 +17,7 @@
 //! | `provenance-coverage` | evidence kinds, top evidence sources, claims without evidence |
 //! | `privacy-review` | non-public privacy tiers on pages, cards, relationships, evidence |
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt};
 
 use rayon::prelude::*;
 
@@ -105,7 +105,7 @@ pub struct ReportInput<'a> {
     pub linker: Linker,
     /// Source pages managed by an import (`.openclaw-wiki/source-sync.json` `pagePath`s); they
     /// stay on the stale-pages report even when marked as raw sources.
-    pub managed_sources: &'a HashSet<String>,
+    pub managed_sources: &'a std::collections::HashSet<String>,
     /// The contradiction clusters of `pages`, when shared with another consumer (the digest
     /// header of the same compile): computed by the first that needs them. `None`: computed for
     /// the report.
@@ -1410,7 +1410,7 @@ mod tests {
 
     /// `f` of the report input of `pages` (native links, no managed sources) at `now_ms`.
     fn with_input<R>(pages: &[&PageInfo], now_ms: i64, f: impl FnOnce(&ReportInput<'_>) -> R) -> R {
-        let managed = HashSet::new();
+        let managed = std::collections::HashSet::new();
         f(&ReportInput {
             pages,
             now_ms,
