@@ -55,9 +55,13 @@ pub fn split(text: &str) -> Result<Split<'_>, UnterminatedFrontmatter> {
     let yaml_start = bom + first_end + 1;
     let mut pos = yaml_start;
     let mut line_no = 2;
-    while pos <= text.len() {
-        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-        if is_fence(&text[pos..line_end]) {
+    // Line ends found in one vector pass (the frontmatter is many short lines), then the end of
+    // the text for a last line without a newline.
+    let mut ends = memchr::memchr_iter(b'\n', &text.as_bytes()[yaml_start..])
+        .map(|i| yaml_start + i)
+        .chain(std::iter::once(text.len()));
+    while let Some(line_end) = ends.next().filter(|_| pos <= text.len()) {
+        if text.as_bytes().get(pos) == Some(&b'-') && is_fence(&text[pos..line_end]) {
             let yaml_end = if pos > yaml_start {
                 pos - 1
             } else {

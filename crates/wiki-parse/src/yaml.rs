@@ -449,7 +449,7 @@ impl KeyLines {
 pub fn scan_key_lines(yaml: &str, first_line: usize) -> KeyLines {
     let mut out = KeyLines::default();
     let mut current: Option<(String, Option<usize>)> = None; // key, item indent
-    for (i, raw) in yaml.split('\n').enumerate() {
+    for (i, raw) in crate::markdown::split_newlines(yaml).enumerate() {
         let line_no = first_line + i;
         let line = raw.trim_end_matches('\r');
         if line.trim().is_empty() || line.trim_start().starts_with('#') {

@@ -22,11 +22,15 @@ struct Line<'a> {
 
 /// The mapping `yaml` holds, when it stays inside the subset this module reads.
 pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
-    if !yaml.chars().all(allowed_char) {
+    // Printable ASCII and newlines (almost every page) without decoding characters.
+    let ascii = yaml
+        .bytes()
+        .all(|b| b == b'\n' || (0x20..0x7f).contains(&b));
+    if !ascii && !yaml.chars().all(allowed_char) {
         return None;
     }
     let mut lines = Vec::with_capacity(32);
-    for raw in yaml.split('\n') {
+    for raw in crate::markdown::split_newlines(yaml) {
         let text = raw.trim_start_matches(' ');
         if text.is_empty() {
             continue;
