@@ -11,13 +11,13 @@ use gix::refs::transaction::{PreviousValue, RefEdit};
 use crate::env::{self, Role};
 use crate::error::GitResultExt;
 use crate::journal::{self, Journal};
-use crate::pack;
 use crate::read::{self, Entry};
 use crate::worktree::{self, Disk, FileWrite, IndexUpdate, StatFrom};
 use crate::{
     CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
     message, paths, trace,
 };
+use crate::{pack, segmented};
 
 /// Where to stop (test hook for crash simulation).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -508,15 +508,25 @@ impl Store {
             return Ok(None);
         }
         trace::mark("hash blobs and plan tree");
-        // Blobs first (as one pack when there are many), then trees and the commit.
-        if new_blobs.len() >= pack::PACK_THRESHOLD {
-            let blobs: Vec<(ObjectId, &[u8])> = new_blobs.iter().map(|b| (b.id, b.bytes)).collect();
-            pack::write_blobs(repo.objects.store_ref().path(), &blobs)?;
+        // Blobs first (as one pack when there are many), then trees and the commit. Files large
+        // enough to be deflated in segments stay loose even then, so that the next commit of
+        // each (a dashboard after a full compile) reuses their segments.
+        let objects_dir = repo.objects.store_ref().path();
+        let (segmented, others): (Vec<_>, Vec<_>) = new_blobs
+            .into_iter()
+            .partition(|b| b.path.is_some() && b.bytes.len() >= segmented::MIN_BLOB);
+        let mut loose = segmented;
+        if others.len() >= pack::PACK_THRESHOLD {
+            let blobs: Vec<(ObjectId, &[u8])> = others.iter().map(|b| (b.id, b.bytes)).collect();
+            pack::write_blobs(objects_dir, &blobs)?;
         } else {
+            loose.extend(others);
+        }
+        if !loose.is_empty() {
             // The ids were just computed from these bytes (`worktree::blob_id`): not hashed
             // again (a collision-detecting SHA-1 was the slow part of writing a large dashboard).
-            debug_assert!(new_blobs.iter().all(|b| worktree::blob_id(b.bytes) == b.id));
-            let reuse = pack::write_loose_blobs(repo.objects.store_ref().path(), &new_blobs)?;
+            debug_assert!(loose.iter().all(|b| worktree::blob_id(b.bytes) == b.id));
+            let reuse = pack::write_loose_blobs(objects_dir, &loose)?;
             trace::note(&format!(
                 "loose blobs: {} bytes deflated, {} bytes reused from previous versions",
                 reuse.deflated, reuse.reused

@@ -342,6 +342,44 @@ fn large_commits_write_blobs_as_one_pack() {
     assert!(count.contains("in-pack: 301"), "{count}");
 }
 
+/// In a commit large enough to be packed, files large enough to be deflated in segments stay
+/// loose (with their segment table), so that the next version of each reuses their segments.
+#[test]
+fn large_files_of_a_packed_commit_stay_loose() {
+    let f = Fixture::repo_with(&[("seed.md", "s")]);
+    let store = f.store();
+    let dashboard: String = (0..8_000)
+        .map(|i| format!("- [Page {i}](../entities/page-{i}.md): claim.page-{i}.1: open\n"))
+        .collect();
+    assert!(dashboard.len() > 256 << 10);
+    let mut changes: Vec<wiki_store::Change> = (0..100)
+        .map(|i| w(&format!("entities/p{i}.md"), &format!("page {i}\n")))
+        .collect();
+    changes.push(w("reports/claim-health.md", &dashboard));
+    store.commit(&req(&changes, "bulk")).expect("commit");
+    let id = f.git(&["rev-parse", "HEAD:reports/claim-health.md"]);
+    let id = id.trim();
+    assert!(
+        f.path(&format!(".git/objects/{}/{}", &id[..2], &id[2..]))
+            .is_file(),
+        "the large blob is loose"
+    );
+    let tables = std::fs::read_dir(f.path(".git/objects/info/wiki-segments"))
+        .expect("segment tables")
+        .count();
+    assert_eq!(tables, 1);
+    let count = f.git(&["count-objects", "-v"]);
+    assert!(count.contains("in-pack: 100"), "{count}");
+    // The next version: one row changed, read back exactly.
+    let edited = dashboard.replace("claim.page-4000.1: open", "claim.page-4000.1: resolved");
+    store
+        .commit(&req(&[w("reports/claim-health.md", &edited)], "edit"))
+        .expect("commit");
+    f.fsck();
+    assert_eq!(f.show("HEAD:reports/claim-health.md"), edited);
+    assert_eq!(f.show("HEAD~1:reports/claim-health.md"), dashboard);
+}
+
 /// Files the commit replaced leave the work tree at once and wait in the store's git-ignored
 /// retired directory: deleted by the next commit (a few) or right after a large write (here, a
 /// library user without detached processes: by the commit itself).
