@@ -358,30 +358,64 @@ impl LinkTargets {
 /// `from_path` (reference §2.6, newest behaviour): obsidian → `[[target-without-.md|title]]`;
 /// native → `[title](relative/path.md)` relative to the directory of `from_path`.
 pub fn format_link(obsidian: bool, from_path: &str, target_path: &str, title: &str) -> String {
+    // Written into one string (no `format!`, no intermediate path): dashboards, indexes and
+    // Related blocks format hundreds of thousands of links in a large vault's compile.
+    let mut out = String::with_capacity(title.len() + target_path.len() + 16);
     if obsidian {
         let stem = target_path.strip_suffix(".md").unwrap_or(target_path);
-        format!("[[{stem}|{title}]]")
+        out.push_str("[[");
+        out.push_str(stem);
+        out.push('|');
+        out.push_str(title);
+        out.push_str("]]");
     } else {
-        format!("[{title}]({})", relative_path(from_path, target_path))
+        out.push('[');
+        out.push_str(title);
+        out.push_str("](");
+        push_relative_path(&mut out, from_path, target_path);
+        out.push(')');
     }
+    out
 }
 
 /// The `/`-separated path of `target` relative to the directory of `from` (both vault-relative).
 pub fn relative_path(from: &str, target: &str) -> String {
-    let from_dir: Vec<&str> = match from.rsplit_once('/') {
-        Some((d, _)) => d.split('/').collect(),
-        None => Vec::new(),
-    };
-    let target_parts: Vec<&str> = target.split('/').collect();
-    let common = from_dir
-        .iter()
-        .zip(target_parts.iter())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut out: Vec<&str> = Vec::new();
-    out.extend(std::iter::repeat_n("..", from_dir.len() - common));
-    out.extend(&target_parts[common..]);
-    out.join("/")
+    let mut out = String::with_capacity(target.len() + 8);
+    push_relative_path(&mut out, from, target);
+    out
+}
+
+/// [`relative_path`] appended to `out`: one `..` per component of `from`'s directory after
+/// those it shares with `target`, then the rest of `target`, joined by `/`.
+fn push_relative_path(out: &mut String, from: &str, target: &str) {
+    let from_dir = from.rsplit_once('/').map(|(d, _)| d);
+    let from_parts = from_dir.map_or(0, |d| d.matches('/').count() + 1);
+    let target_parts = target.matches('/').count() + 1;
+    // The leading components both share, and where the rest of `target` starts.
+    let mut common = 0;
+    let mut rest_at = 0;
+    if let Some(dir) = from_dir {
+        for (f, t) in dir.split('/').zip(target.split('/')) {
+            if f != t {
+                break;
+            }
+            common += 1;
+            rest_at += t.len() + 1;
+        }
+    }
+    let ups = from_parts - common;
+    for i in 0..ups {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str("..");
+    }
+    if target_parts > common {
+        if ups > 0 {
+            out.push('/');
+        }
+        out.push_str(&target[rest_at.min(target.len())..]);
+    }
 }
 
 #[cfg(test)]
@@ -477,5 +511,59 @@ mod tests {
     fn keys() {
         assert_eq!(normalize_key(" ./Sources/Alpha.md/ "), "sources/alpha");
         assert_eq!(normalize_key("a\\b.MD"), "a/b");
+    }
+
+    /// The former implementation (split into vectors, joined), as the oracle.
+    fn relative_path_by_vectors(from: &str, target: &str) -> String {
+        let from_dir: Vec<&str> = match from.rsplit_once('/') {
+            Some((d, _)) => d.split('/').collect(),
+            None => Vec::new(),
+        };
+        let target_parts: Vec<&str> = target.split('/').collect();
+        let common = from_dir
+            .iter()
+            .zip(target_parts.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut out: Vec<&str> = Vec::new();
+        out.extend(std::iter::repeat_n("..", from_dir.len() - common));
+        out.extend(&target_parts[common..]);
+        out.join("/")
+    }
+
+    #[test]
+    fn relative_paths_match_the_vector_implementation() {
+        let parts = ["a", "b", "", "entities", "x.md", "é", "sources"];
+        let mut paths = vec![String::new()];
+        for a in parts {
+            paths.push(a.to_string());
+            for b in parts {
+                paths.push(format!("{a}/{b}"));
+                for c in parts {
+                    paths.push(format!("{a}/{b}/{c}"));
+                }
+            }
+        }
+        for from in &paths {
+            for target in &paths {
+                assert_eq!(
+                    relative_path(from, target),
+                    relative_path_by_vectors(from, target),
+                    "{from:?} -> {target:?}"
+                );
+            }
+        }
+        assert_eq!(
+            relative_path("entities/beta.md", "sources/alpha.md"),
+            "../sources/alpha.md"
+        );
+        assert_eq!(
+            format_link(false, "entities/beta.md", "sources/alpha.md", "Alpha"),
+            "[Alpha](../sources/alpha.md)"
+        );
+        assert_eq!(
+            format_link(true, "entities/beta.md", "sources/alpha.md", "Alpha"),
+            "[[sources/alpha|Alpha]]"
+        );
     }
 }
