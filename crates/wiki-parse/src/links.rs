@@ -553,17 +553,5 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            relative_path("entities/beta.md", "sources/alpha.md"),
-            "../sources/alpha.md"
-        );
-        assert_eq!(
-            format_link(false, "entities/beta.md", "sources/alpha.md", "Alpha"),
-            "[Alpha](../sources/alpha.md)"
-        );
-        assert_eq!(
-            format_link(true, "entities/beta.md", "sources/alpha.md", "Alpha"),
-            "[[sources/alpha|Alpha]]"
-        );
     }
 }
