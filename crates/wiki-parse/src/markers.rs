@@ -145,6 +145,84 @@ fn trimmed(line: &str) -> &str {
 
 /// Find every complete block (start marker followed by its end marker), outside code.
 pub fn find_blocks(text: &str, block: &Block) -> Vec<Span> {
+    let plain = |m: &str| !m.is_empty() && m.trim() == m;
+    let bytes = text.as_bytes();
+    if plain(&block.start)
+        && plain(&block.end)
+        && memchr::memmem::find(bytes, b"```").is_none()
+        && memchr::memmem::find(bytes, b"~~~").is_none()
+    {
+        find_blocks_without_fences(text, block)
+    } else {
+        find_blocks_by_lines(text, block)
+    }
+}
+
+/// The line around byte `at`: its start and its end (before its `\n`, or the end of `text`).
+fn line_around(text: &str, at: usize) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+    (start, end)
+}
+
+/// The first line starting at or after `from` (a line start) that is `marker` once trimmed:
+/// its start and end.
+fn next_marker_line(text: &str, from: usize, marker: &str) -> Option<(usize, usize)> {
+    memchr::memmem::find_iter(&text.as_bytes()[from..], marker.as_bytes())
+        .map(|i| line_around(text, from + i))
+        .find(|&(s, e)| trimmed(&text[s..e]) == marker)
+}
+
+/// [`find_blocks`] for a text without fence characters (no line is code, as
+/// [`markdown::lines`] would mark it): the markers are found by substring search instead of
+/// walking every line, which on a dashboard of megabytes is most of the work.
+fn find_blocks_without_fences(text: &str, block: &Block) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while from < text.len() {
+        let Some((ls, le)) = next_marker_line(text, from, &block.start) else {
+            break;
+        };
+        let body_start = (le + 1).min(text.len());
+        let Some((es, ee)) =
+            next_marker_line(text, body_start, &block.end).filter(|_| body_start < text.len())
+        else {
+            break;
+        };
+        // Heading: closest non-blank line before the marker.
+        let mut start = ls;
+        let mut has_heading = false;
+        let mut k = ls;
+        while k > 0 {
+            let (ps, pe) = line_around(text, k - 1);
+            let t = trimmed(&text[ps..pe]);
+            if !t.is_empty() {
+                if t == block.heading {
+                    start = ps;
+                    has_heading = true;
+                }
+                break;
+            }
+            k = ps;
+        }
+        let end_text = text[es..ee].trim_end_matches('\r');
+        spans.push(Span {
+            start,
+            marker_start: ls,
+            body_start,
+            body_end: es,
+            end: es + end_text.len(),
+            has_heading,
+            start_line: 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..ls]).count(),
+        });
+        from = (ee + 1).min(text.len());
+    }
+    spans
+}
+
+/// [`find_blocks`] line by line, code fences tracked.
+fn find_blocks_by_lines(text: &str, block: &Block) -> Vec<Span> {
     let lines = markdown::lines(text);
     let mut spans = Vec::new();
     let mut i = 0;
@@ -320,6 +398,56 @@ pub fn is_marker_line(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without fence characters, the substring search finds exactly the blocks the line walk
+    /// finds: random documents of marker lines (indented, CRLF, trailing spaces, with extra
+    /// text, doubled), headings, blank and whitespace-only lines, text, with or without a final
+    /// newline.
+    #[test]
+    fn blocks_found_without_fences_are_those_found_by_lines() {
+        let b = Block::related();
+        let pieces: Vec<String> = vec![
+            b.start.clone(),
+            b.end.clone(),
+            format!("  {}", b.start),
+            format!("{}\r", b.end),
+            format!("{} \t", b.start),
+            format!("x {}", b.start),
+            format!("{} y", b.end),
+            format!("{}{}", b.start, b.start),
+            format!("\u{a0}{}", b.end),
+            b.heading.clone(),
+            format!("{}\r", b.heading),
+            "## Other".into(),
+            String::new(),
+            "   ".into(),
+            "\r".into(),
+            "- [Page](../entities/p.md): row".into(),
+            "é text `code` ~ tilde".into(),
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..3_000 {
+            let lines = 1 + next(14);
+            let mut text: String = (0..lines)
+                .map(|_| pieces[next(pieces.len())].as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if next(2) == 0 {
+                text.push('\n');
+            }
+            assert_eq!(
+                find_blocks_without_fences(&text, &b),
+                find_blocks_by_lines(&text, &b),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn appends_when_missing() {
