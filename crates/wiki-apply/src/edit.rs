@@ -281,11 +281,7 @@ impl<'a> Workspace<'a> {
             };
             // Ids are declared in frontmatter: a page whose body alone names the id (a
             // dashboard lists every claim id) is not parsed.
-            if finder.find(&b).is_none()
-                || finder
-                    .find(wiki_parse::frontmatter::declaring_part(&b))
-                    .is_none()
-            {
+            if !wiki_parse::frontmatter::declares(&b, |part| finder.find(part).is_some()) {
                 continue;
             }
             if let Ok(p) = page::parse_page(&path, &b)

@@ -344,13 +344,10 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
         // Scan clean files on disk in parallel; the rest is read from the object database.
         // Ids and claim ids are declared in frontmatter only: a page whose body alone names
         // them (the dashboards list every claim id) is not parsed for them.
-        // The frontmatter is found (a UTF-8 check of the whole page) once per page, and only for
-        // pages that name an id somewhere.
         let scan = |bytes: Vec<u8>| {
-            let id_hit = id_finders.iter().any(|f| f.find(&bytes).is_some()) && {
-                let head = wiki_parse::frontmatter::declaring_part(&bytes);
-                id_finders.iter().any(|f| f.find(head).is_some())
-            };
+            let id_hit = wiki_parse::frontmatter::declares(&bytes, |part| {
+                id_finders.iter().any(|f| f.find(part).is_some())
+            });
             Scanned {
                 id_hit,
                 link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),

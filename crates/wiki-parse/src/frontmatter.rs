@@ -54,13 +54,12 @@ pub fn split(text: &str) -> Result<Split<'_>, UnterminatedFrontmatter> {
     }
     let yaml_start = bom + first_end + 1;
     let mut pos = yaml_start;
-    let mut line_no = 2;
     // Line ends found in one vector pass (the frontmatter is many short lines), then the end of
     // the text for a last line without a newline.
-    let mut ends = memchr::memchr_iter(b'\n', &text.as_bytes()[yaml_start..])
+    let ends = memchr::memchr_iter(b'\n', &text.as_bytes()[yaml_start..])
         .map(|i| yaml_start + i)
         .chain(std::iter::once(text.len()));
-    while let Some(line_end) = ends.next().filter(|_| pos <= text.len()) {
+    for (line_no, line_end) in (2..).zip(ends) {
         if text.as_bytes().get(pos) == Some(&b'-') && is_fence(&text[pos..line_end]) {
             let yaml_end = if pos > yaml_start {
                 pos - 1
@@ -82,11 +81,7 @@ pub fn split(text: &str) -> Result<Split<'_>, UnterminatedFrontmatter> {
                 body_offset,
             });
         }
-        if line_end >= text.len() {
-            break;
-        }
         pos = line_end + 1;
-        line_no += 1;
     }
     Err(UnterminatedFrontmatter)
 }
@@ -101,6 +96,13 @@ pub fn declaring_part(bytes: &[u8]) -> &[u8] {
         Ok(Ok(s)) => &bytes[..s.body_offset],
         _ => bytes,
     }
+}
+
+/// Whether `found` finds what it looks for in the [`declaring_part`] of `bytes`. It is asked of
+/// the whole page first, so that the frontmatter (a UTF-8 check of the whole page) is looked
+/// for only in pages that name it somewhere.
+pub fn declares(bytes: &[u8], found: impl Fn(&[u8]) -> bool) -> bool {
+    found(bytes) && found(declaring_part(bytes))
 }
 
 #[cfg(test)]

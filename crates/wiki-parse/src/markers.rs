@@ -180,14 +180,9 @@ fn next_marker_line(text: &str, from: usize, marker: &str) -> Option<(usize, usi
 fn find_blocks_without_fences(text: &str, block: &Block) -> Vec<Span> {
     let mut spans = Vec::new();
     let mut from = 0;
-    while from < text.len() {
-        let Some((ls, le)) = next_marker_line(text, from, &block.start) else {
-            break;
-        };
+    while let Some((ls, le)) = next_marker_line(text, from, &block.start) {
         let body_start = (le + 1).min(text.len());
-        let Some((es, ee)) =
-            next_marker_line(text, body_start, &block.end).filter(|_| body_start < text.len())
-        else {
+        let Some((es, ee)) = next_marker_line(text, body_start, &block.end) else {
             break;
         };
         // Heading: closest non-blank line before the marker.
@@ -214,7 +209,7 @@ fn find_blocks_without_fences(text: &str, block: &Block) -> Vec<Span> {
             body_end: es,
             end: es + end_text.len(),
             has_heading,
-            start_line: 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..ls]).count(),
+            start_line: crate::page::line_of_offset(text.as_bytes(), ls),
         });
         from = (ee + 1).min(text.len());
     }

@@ -260,7 +260,8 @@ pub(crate) fn hex_id<T>(raw: &[u8; 20], make: impl FnOnce(&str) -> T) -> T {
     make(std::str::from_utf8(&buf).unwrap_or_default())
 }
 
-fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
+/// The 1-based line of byte `offset` in `bytes` (one more than the newlines before it).
+pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1
 }
 

@@ -212,7 +212,7 @@ pub fn decode_input(bytes: Vec<u8>, origin: &str) -> Result<String, Error> {
             .map_or(String::new(), |b| format!("byte 0x{b:02x} "));
         Error::At {
             origin: origin.to_string(),
-            line: before.iter().filter(|&&b| b == b'\n').count() + 1,
+            line: wiki_parse::page::line_of_offset(bytes, at),
             message: format!("not valid UTF-8 ({byte}at column {})", at - line_start + 1),
         }
     })
