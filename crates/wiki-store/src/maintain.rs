@@ -469,8 +469,7 @@ impl Store {
         // Only now, with the pack and its index in place, drop the loose copies and the merged
         // packs (index first: a pack is found through its index).
         for (id, _) in &loose {
-            let hex = id.to_hex().to_string();
-            remove_if_present(&objects_dir.join(&hex[..2]).join(&hex[2..]))?;
+            remove_if_present(&pack::loose_path(&objects_dir, id))?;
         }
         // Every table describes a loose object that is now packed: no longer of use.
         segmented::remove_tables(&objects_dir);

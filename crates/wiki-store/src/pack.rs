@@ -43,6 +43,12 @@ pub(crate) fn remove_stale_temporaries(objects_dir: &Path) {
     segmented::remove_stale_temporaries(objects_dir);
 }
 
+/// The loose object file of `id` (`objects/xx/…`).
+pub(crate) fn loose_path(objects_dir: &Path, id: &ObjectId) -> std::path::PathBuf {
+    let hex = id.to_hex().to_string();
+    objects_dir.join(&hex[..2]).join(&hex[2..])
+}
+
 /// A new blob for [`write_loose_blobs`]: its id, its bytes and, for a file of the commit, the
 /// path in the repository and the blob it replaces there (see [`crate::segmented`]).
 pub(crate) struct LooseBlob<'a> {
@@ -65,22 +71,17 @@ pub(crate) fn write_loose_blobs(
 ) -> Result<segmented::Reuse> {
     let write = |blob: &&LooseBlob<'_>| -> Result<segmented::Reuse> {
         let (id, data) = (blob.id, blob.bytes);
-        let hex = id.to_hex().to_string();
-        let dir = objects_dir.join(&hex[..2]);
+        let dest = loose_path(objects_dir, &id);
         let persist_at = |out: &[u8]| -> Result<()> {
-            match std::fs::create_dir(&dir) {
-                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-                    return Err(Error::io(&dir, e));
+            if let Some(dir) = dest.parent() {
+                match std::fs::create_dir(dir) {
+                    Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                        return Err(Error::io(dir, e));
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
-            persist(
-                objects_dir,
-                TMP_LOOSE_PREFIX,
-                out,
-                &dir.join(&hex[2..]),
-                false,
-            )
+            persist(objects_dir, TMP_LOOSE_PREFIX, out, &dest, false)
         };
         if let Some(path) = blob
             .path
@@ -110,12 +111,14 @@ pub(crate) fn write_loose_blobs(
             deflated: data.len(),
         })
     };
-    let sum = |parts: Vec<Result<segmented::Reuse>>| -> Result<segmented::Reuse> {
-        let mut total = segmented::Reuse::default();
-        for part in parts {
-            total += part?;
-        }
-        Ok(total)
+    // Written in order, stopping at the first error.
+    let write_all = |blobs: &[&LooseBlob<'_>]| -> Result<segmented::Reuse> {
+        blobs
+            .iter()
+            .try_fold(segmented::Reuse::default(), |mut total, blob| {
+                total += write(blob)?;
+                Ok(total)
+            })
     };
     // Largest first, each to the less loaded of two lists (one per CPU is enough: a handful of
     // files, one or two of them megabytes).
@@ -123,7 +126,7 @@ pub(crate) fn write_loose_blobs(
     order.sort_by_key(|b| std::cmp::Reverse(b.bytes.len()));
     let total: usize = blobs.iter().map(|b| b.bytes.len()).sum();
     if order.len() < 2 || total < (1 << 20) {
-        return sum(order.iter().map(write).collect());
+        return write_all(&order);
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (mut load_a, mut load_b) = (0, 0);
@@ -137,8 +140,8 @@ pub(crate) fn write_loose_blobs(
         }
     }
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| sum(b.iter().map(write).collect()));
-        let mine = sum(a.iter().map(write).collect());
+        let other = scope.spawn(|| write_all(&b));
+        let mine = write_all(&a);
         let other = other
             .join()
             .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
@@ -289,7 +292,7 @@ fn install(
     entries: &mut [(ObjectId, u32, u64)],
     write_pack: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<std::path::PathBuf> {
-    let name: String = pack_hash.iter().map(|b| format!("{b:02x}")).collect();
+    let name = ObjectId::from(*pack_hash).to_string();
     let pack_path = pack_dir.join(format!("pack-{name}.pack"));
     write_pack(&pack_path)?;
     let idx = build_index(entries, pack_hash);

@@ -205,14 +205,9 @@ impl Table {
 fn table_path(objects_dir: &Path, repo_path: &str) -> PathBuf {
     use sha1::Digest;
     let hash: [u8; 20] = sha1::Sha1::digest(repo_path.as_bytes()).into();
-    let name: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-    objects_dir.join(TABLE_DIR).join(name)
-}
-
-/// The loose object file of `id`.
-pub(crate) fn loose_path(objects_dir: &Path, id: &ObjectId) -> PathBuf {
-    let hex = id.to_hex().to_string();
-    objects_dir.join(&hex[..2]).join(&hex[2..])
+    objects_dir
+        .join(TABLE_DIR)
+        .join(ObjectId::from(hash).to_string())
 }
 
 /// The compressed segments of `previous` that can be copied: its loose file and, by (SHA-1,
@@ -225,7 +220,7 @@ fn reusable(objects_dir: &Path, repo_path: &str, previous: &ObjectId) -> Option<
     if table.blob != *previous {
         return None;
     }
-    let file = std::fs::read(loose_path(objects_dir, previous)).ok()?;
+    let file = std::fs::read(crate::pack::loose_path(objects_dir, previous)).ok()?;
     let body: u64 = table.segments.iter().map(|s| u64::from(s.clen)).sum();
     let expected =
         (ZLIB_HEADER.len() + FINAL_BLOCK.len() + 4) as u64 + u64::from(table.header_clen) + body;
@@ -532,7 +527,7 @@ mod tests {
         let put = |data: &[u8], previous: Option<&ObjectId>| {
             let id = crate::worktree::blob_id(data);
             let reuse = write(&objects, id, data, path, previous, |bytes| {
-                let dest = loose_path(&objects, &id);
+                let dest = crate::pack::loose_path(&objects, &id);
                 std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
                 std::fs::write(&dest, bytes).unwrap();
                 Ok(())
@@ -553,7 +548,7 @@ mod tests {
         assert!(second.deflated < 4 * SEG_MAX, "{second:?}");
         assert!(second.reused > v2.len() * 8 / 10, "{second:?}");
         for (id, data) in [(id1, &v1), (id2, &v2)] {
-            let file = std::fs::read(loose_path(&objects, &id)).unwrap();
+            let file = std::fs::read(crate::pack::loose_path(&objects, &id)).unwrap();
             let mut expected = format!("blob {}\0", data.len()).into_bytes();
             expected.extend_from_slice(data);
             assert_eq!(inflate(&file), expected);
@@ -570,7 +565,7 @@ mod tests {
             }
         );
         // The previous version's file no longer what the table describes: deflated whole.
-        let file = loose_path(&objects, &id2);
+        let file = crate::pack::loose_path(&objects, &id2);
         let mut bytes = std::fs::read(&file).unwrap();
         let last = bytes.len() - 7;
         bytes[last] ^= 1;
