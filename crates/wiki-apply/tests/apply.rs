@@ -293,28 +293,21 @@ fn claim_lookup_reads_frontmatter_only() {
         "---\npageType: concept\nid: concept.listing\ntitle: Listing\n---\n\nClaims: claim.beta.one and claim.alpha.db.\n",
     );
     v.commit_all("beta and a listing");
-    let r = apply(
-        &v,
-        &[],
-        &[r#"{"op":"update_claim","claimId":"claim.beta.one","confidence":0.4}"#],
-    );
-    r.expect_code(0);
-    assert!(
-        r.stdout.contains(r#""pagePath":"entities/beta.md""#),
-        "{}",
-        r.stdout
+    // `op` succeeds on the page at `path`.
+    let applied_to = |op: &str, path: &str| {
+        let r = apply(&v, &[], &[op]);
+        r.expect_code(0);
+        let page = format!(r#""pagePath":"{path}""#);
+        assert!(r.stdout.contains(&page), "{}", r.stdout);
+    };
+    applied_to(
+        r#"{"op":"update_claim","claimId":"claim.beta.one","confidence":0.4}"#,
+        "entities/beta.md",
     );
     assert!(v.read("entities/beta.md").contains("confidence: 0.4"));
-    let r = apply(
-        &v,
-        &[],
-        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#],
-    );
-    r.expect_code(0);
-    assert!(
-        r.stdout.contains(r#""pagePath":"entities/alpha.md""#),
-        "{}",
-        r.stdout
+    applied_to(
+        r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#,
+        "entities/alpha.md",
     );
 }
 
