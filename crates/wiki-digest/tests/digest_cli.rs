@@ -103,3 +103,85 @@ fn an_output_is_required_and_names_are_checked() {
     run.expect_code(0);
     assert_eq!(run.stdout, v.read(".openclaw-wiki/cache/claims.jsonl"));
 }
+
+/// `--agent ID` reads the agent's branch without checkout, for `wiki-digest` and `wiki-parse`
+/// alike: the claims of an operation made as the agent are there, an uncommitted page of the
+/// work tree is not; the digest is the one `wiki-apply --agent` cached for that agent; an agent
+/// without a branch yet reads `HEAD`.
+#[test]
+fn agent_flag_reads_the_agent_branch() {
+    let v = compiled();
+    let op = r#"{"op":"add_claim","page":"entity.alpha","claimId":"claim.agent.only","text":"Only on the agent's branch."}"#;
+    v.run_stdin("wiki-apply", &["--agent", "ops"], Some(op.as_bytes()))
+        .expect_code(0);
+    v.write(
+        "concepts/main-only.md",
+        wiki_testkit::page(
+            &[
+                "id: concept.main-only",
+                "title: Main Only",
+                "claims:",
+                "  - id: claim.main.only",
+                "    text: Only in the work tree.",
+            ],
+            "# Main Only\n",
+        ),
+    );
+    let claims = |args: &[&str]| {
+        let run = v.run("wiki-digest", &[&["--claims"], args].concat());
+        run.expect_code(0);
+        run.stdout
+    };
+    let agent = claims(&["--agent", "ops"]);
+    assert!(agent.contains("\"claim.agent.only\"") && !agent.contains("claim.main.only"));
+    let work_tree = claims(&[]);
+    assert!(work_tree.contains("\"claim.main.only\"") && !work_tree.contains("claim.agent.only"));
+    let unborn = claims(&["--agent", "nobody-yet"]);
+    assert!(!unborn.contains("claim.agent.only") && !unborn.contains("claim.main.only"));
+    // The agent's digest is the one its operation compiled.
+    let digest = v.run("wiki-digest", &["--digest", "--agent", "ops"]);
+    digest.expect_code(0);
+    assert_eq!(
+        digest.stdout,
+        v.read(".openclaw-wiki/cache/agents/ops/agent-digest.json")
+    );
+    // `wiki-parse --agent` gives the records of the same pages.
+    let records = v.run("wiki-parse", &["--agent", "ops"]);
+    records.expect_code(0);
+    assert!(!records.stdout.contains("concepts/main-only.md"));
+    let piped = v.run_stdin(
+        "wiki-digest",
+        &["--claims", "-"],
+        Some(records.stdout.as_bytes()),
+    );
+    piped.expect_code(0);
+    assert_eq!(piped.stdout, agent);
+    // Paths select pages of the branch; a page only in the work tree is not there.
+    let entities = v.run(
+        "wiki-parse",
+        &["--agent", "ops", "entities", "--format", "text"],
+    );
+    entities.expect_code(0);
+    assert!(!entities.stdout.is_empty());
+    assert!(
+        entities.stdout.lines().all(|l| l.starts_with("entities/")),
+        "{}",
+        entities.stdout
+    );
+    let missing = v.run("wiki-parse", &["--agent", "ops", "concepts/main-only.md"]);
+    missing.expect_code(2);
+    assert!(
+        missing
+            .stderr
+            .contains("concepts/main-only.md: no page there in agents/ops"),
+        "{}",
+        missing.stderr
+    );
+    let bad = v.run("wiki-parse", &["--agent", "a..b"]);
+    bad.expect_code(2);
+    assert!(
+        bad.stderr.contains("not a valid branch name"),
+        "{}",
+        bad.stderr
+    );
+}

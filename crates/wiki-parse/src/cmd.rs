@@ -99,15 +99,152 @@ fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliErr
     Ok(out)
 }
 
+/// The revision `--agent ID` reads: `None` when `agents/<ID>` is the checked-out branch (the
+/// work tree is read, as without an agent), else its tip, or `HEAD` while the branch does not
+/// exist (its first commit starts there; see `wiki_digest::context`).
+/// Also returns the revision's name for messages.
+fn agent_rev(store: &wiki_store::Store, id: &str) -> Result<Option<(String, String)>, CliError> {
+    let branch = format!("agents/{id}");
+    if store
+        .current_branch()
+        .map_err(CliError::runtime)?
+        .as_deref()
+        == Some(branch.as_str())
+    {
+        return Ok(None);
+    }
+    match store.branch_tip(&branch) {
+        Ok(Some(tip)) => Ok(Some((tip.to_string(), branch))),
+        Ok(None) => Ok(Some(("HEAD".to_string(), "HEAD".to_string()))),
+        Err(wiki_store::Error::InvalidBranch { .. }) => Err(CliError::Usage(format!(
+            "--agent {id}: `{branch}` is not a valid branch name"
+        ))),
+        Err(e) => Err(CliError::runtime(e)),
+    }
+}
+
+/// A page argument as a vault path, for reading from git (the file need not exist in the
+/// work tree): absolute, relative to the current directory when that is inside the vault,
+/// else relative to the vault; `.` and `..` resolved without leaving the vault.
+fn vault_path_of(vault: &Path, p: &Path) -> Result<String, CliError> {
+    let vault_real = std::fs::canonicalize(vault).map_err(CliError::runtime)?;
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(CliError::runtime)?;
+    let outside = || {
+        CliError::Usage(format!(
+            "{}: outside the vault {}",
+            p.display(),
+            vault.display()
+        ))
+    };
+    let (base, rest): (Vec<String>, &Path) = if p.is_absolute() {
+        (
+            Vec::new(),
+            p.strip_prefix(&vault_real)
+                .or_else(|_| p.strip_prefix(vault))
+                .map_err(|_| outside())?,
+        )
+    } else {
+        match cwd.strip_prefix(&vault_real) {
+            Ok(inner) => (
+                inner
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect(),
+                p,
+            ),
+            Err(_) => (Vec::new(), p),
+        }
+    };
+    let mut parts = base;
+    for c in rest.components() {
+        match c {
+            std::path::Component::Normal(n) => parts.push(
+                n.to_str()
+                    .ok_or_else(|| {
+                        CliError::Usage(format!("{}: path is not valid UTF-8", p.display()))
+                    })?
+                    .to_string(),
+            ),
+            std::path::Component::ParentDir => {
+                parts.pop().ok_or_else(outside)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// The pages of `rev` selected by `paths` (all when empty), parsed from their blobs.
+fn parse_rev(
+    store: &wiki_store::Store,
+    (rev, label): (&str, &str),
+    vault: &Path,
+    paths: &[PathBuf],
+) -> Result<Vec<Result<crate::page::Page, PageError>>, CliError> {
+    let mut listed: Vec<(String, wiki_store::ObjectId)> = Vec::new();
+    let unders = if paths.is_empty() {
+        vec![String::new()]
+    } else {
+        paths
+            .iter()
+            .map(|p| vault_path_of(vault, p))
+            .collect::<Result<_, _>>()?
+    };
+    for (under, arg) in unders
+        .iter()
+        .zip(paths.iter().map(Some).chain(std::iter::repeat(None)))
+    {
+        let found = store.list_files(rev, under).map_err(CliError::runtime)?;
+        let pages: Vec<_> = found
+            .into_iter()
+            .filter(|(p, _)| vault::is_page_path(p))
+            .collect();
+        if let Some(arg) = arg
+            && pages.is_empty()
+        {
+            return Err(CliError::Runtime(format!(
+                "{}: no page there in {label}",
+                arg.display()
+            )));
+        }
+        for page in pages {
+            if !listed.iter().any(|(p, _)| *p == page.0) {
+                listed.push(page);
+            }
+        }
+    }
+    let ids: Vec<wiki_store::ObjectId> = listed.iter().map(|(_, id)| *id).collect();
+    let blobs = store.read_blobs(&ids).map_err(CliError::runtime)?;
+    use rayon::prelude::*;
+    Ok(listed
+        .par_iter()
+        .zip(blobs.par_iter())
+        .map(|((path, _), bytes)| crate::page::parse_page(path, bytes))
+        .collect())
+}
+
 /// Run `wiki-parse`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format =
         global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
     let vault = global.vault_dir()?;
-    let files = select_files(&vault, &args.paths)?;
-    let results: Vec<Result<crate::page::Page, PageError>> = {
-        use rayon::prelude::*;
-        files.par_iter().map(vault::read_page).collect()
+    // `--agent ID`: the pages of the agent's branch, read from git without checkout.
+    let from_git = match global.agent_id()? {
+        Some(id) => {
+            let store = wiki_store::Store::open(&vault).map_err(CliError::runtime)?;
+            agent_rev(&store, &id)?.map(|rev| (store, rev))
+        }
+        None => None,
+    };
+    let results: Vec<Result<crate::page::Page, PageError>> = match &from_git {
+        Some((store, (rev, label))) => parse_rev(store, (rev, label), &vault, &args.paths)?,
+        None => {
+            let files = select_files(&vault, &args.paths)?;
+            use rayon::prelude::*;
+            files.par_iter().map(vault::read_page).collect()
+        }
     };
     let mut out = Output::new();
     let mut failed = 0usize;

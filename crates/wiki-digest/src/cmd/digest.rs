@@ -29,8 +29,9 @@ pub const LONG_HELP: &str = "Print compiled data without writing any file (plumb
 
 Input: the JSON Lines records of `wiki-parse` on stdin ({\"type\":\"page\",...} and \
 {\"type\":\"error\",...}; other types and blank lines are skipped) when `-` is given, or when stdin \
-is a pipe or a file and no --vault is given; otherwise the pages of the vault (--vault, \
-$WIKI_VAULT, the enclosing vault), read from the work tree. The output describes exactly the \
+is a pipe or a file and neither --vault nor --agent is given; otherwise the pages of the vault \
+(--vault, $WIKI_VAULT, the enclosing vault), read from the work tree, or with --agent ID from \
+the branch agents/<ID> without checkout (from HEAD while that branch does not exist). The output describes exactly the \
 pages given; `wiki compile` writes the same data for the vault after compiling it (with its nine \
 dashboards).
 
@@ -117,7 +118,8 @@ struct Input {
 }
 
 fn read_input(global: &GlobalArgs, args: &Args) -> Result<Input, CliError> {
-    let from_stdin = args.input.is_some() || (global.vault.is_none() && stdin_has_data());
+    let from_stdin = args.input.is_some()
+        || (global.vault.is_none() && global.agent.is_none() && stdin_has_data());
     if from_stdin {
         let stdin = std::io::stdin();
         let set = wiki_parse::record::read_records(stdin.lock())
@@ -129,8 +131,13 @@ fn read_input(global: &GlobalArgs, args: &Args) -> Result<Input, CliError> {
             managed: HashSet::new(),
         });
     }
-    let dir = global.vault_dir()?;
-    let snap = Snapshot::from_worktree(&dir).map_err(|e| CliError::Runtime(e.to_string()))?;
+    // `--agent ID`: the agent's branch, read from git without checkout (the work tree when it
+    // is checked out), as `wiki compile --agent` reads it.
+    let snap = match global.agent_id()? {
+        Some(_) => crate::context::VaultContext::open(global)?.snapshot()?,
+        None => Snapshot::from_worktree(&global.vault_dir()?)
+            .map_err(|e| CliError::Runtime(e.to_string()))?,
+    };
     let parsed = snap.parse();
     Ok(Input {
         pages: parsed.pages.into_iter().map(|p| p.info).collect(),

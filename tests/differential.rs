@@ -1,0 +1,525 @@
+//! Differential test of the incremental paths (parse cache, stat data, Related scope, patched
+//! dashboards, spliced digest and claim lines, kept indexes, segmented blobs): random
+//! operations, batches, hand edits (some keeping size and modification time), hand commits,
+//! plain compiles and clock moves on a vault from `scripts/gen-vault`. After every step the
+//! vault is exactly what a compile from scratch makes: `wiki compile --check --force` without
+//! the parse cache finds nothing to change, and the derived caches are what `wiki-digest`
+//! computes from the pages. At the end `git fsck --strict` is clean.
+//!
+//! `WIKI_DIFF_STEPS` (default 40), `WIKI_DIFF_SEED` (default 1) and `WIKI_DIFF_PAGES` (default
+//! 80) run other sequences locally, e.g.
+//! `WIKI_DIFF_STEPS=300 WIKI_DIFF_SEED=7 cargo test -p wiki-testkit --test differential`.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use wiki_testkit::{Run, Vault};
+
+/// xorshift64*: a seeded sequence, the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn confidence(&mut self) -> f64 {
+        self.below(101) as f64 / 100.0
+    }
+}
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The vault as the next step sees it (computed from the pages, not from the caches).
+struct State {
+    /// Every non-report page.
+    pages: Vec<PageState>,
+    /// (claim id, page path, status) of every claim with an id.
+    claims: Vec<(String, String, String)>,
+    sources: Vec<String>,
+    entities: Vec<String>,
+}
+
+#[derive(Clone)]
+struct PageState {
+    path: String,
+    id: Option<String>,
+    kind: String,
+    questions: Vec<String>,
+    contradictions: Vec<String>,
+}
+
+struct Ctx<'a> {
+    v: &'a Vault,
+    now: String,
+}
+
+impl Ctx<'_> {
+    fn run(&self, name: &str, args: &[&str], stdin: Option<&str>) -> Run {
+        let mut cmd = self.v.command(name);
+        cmd.args(args).env("WIKI_NOW", &self.now);
+        wiki_testkit::output(cmd, stdin.map(str::as_bytes))
+    }
+
+    /// The pages and claims of the work tree, or of an agent's branch (`agent`: `--agent ID`).
+    fn state(&self, agent: &[&str]) -> State {
+        let digest = self.run("wiki-digest", &[&["--digest"], agent].concat(), None);
+        digest.expect_code(0);
+        let digest = digest.json();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut s = State {
+            pages: Vec::new(),
+            claims: Vec::new(),
+            sources: Vec::new(),
+            entities: Vec::new(),
+        };
+        for p in digest["pages"].as_array().expect("pages") {
+            let kind = p["kind"].as_str().unwrap_or_default().to_string();
+            let path = p["path"].as_str().unwrap_or_default().to_string();
+            let id = p["id"].as_str().map(String::from);
+            if kind == "report" {
+                continue;
+            }
+            if let Some(id) = &id {
+                match kind.as_str() {
+                    "source" => s.sources.push(id.clone()),
+                    "entity" => s.entities.push(id.clone()),
+                    _ => {}
+                }
+            }
+            s.pages.push(PageState {
+                path,
+                id,
+                kind,
+                questions: strings(&p["questions"]),
+                contradictions: strings(&p["contradictions"]),
+            });
+        }
+        let claims = self.run("wiki-digest", &[&["--claims"], agent].concat(), None);
+        claims.expect_code(0);
+        for c in claims.jsonl() {
+            if let (Some(id), Some(path)) = (c["id"].as_str(), c["pagePath"].as_str())
+                && !path.starts_with("reports/")
+            {
+                let status = c["status"].as_str().unwrap_or_default().to_string();
+                s.claims.push((id.to_string(), path.to_string(), status));
+            }
+        }
+        s
+    }
+}
+
+const STATUSES: [&str; 5] = ["supported", "contested", "superseded", "refuted", "draft"];
+const WORDS: [&str; 12] = [
+    "ingest", "cache", "shard", "replica", "lease", "quota", "trace", "schema", "queue", "token",
+    "audit", "window",
+];
+
+fn sentence(rng: &mut Rng, step: usize) -> String {
+    let n = 3 + rng.below(6);
+    let words: Vec<&str> = (0..n).map(|_| *rng.pick(&WORDS)).collect();
+    let mut s = words.join(" ");
+    s[..1].make_ascii_uppercase();
+    format!("{s} {step}.")
+}
+
+/// One random operation that is valid on `s` (`step` makes new ids unique).
+fn operation(rng: &mut Rng, s: &State, step: usize, k: usize) -> Value {
+    let page = rng.pick(&s.pages).clone();
+    // A page named by id or by path (both lookups are exercised).
+    let lookup = match (&page.id, rng.chance(50)) {
+        (Some(id), true) => id.clone(),
+        _ => page.path.clone(),
+    };
+    let source = || s.sources.first().cloned().unwrap_or_default();
+    let new_claim = format!("claim.diff.{step}-{k}");
+    let claim = (!s.claims.is_empty()).then(|| rng.pick(&s.claims).clone());
+    let evidence = |rng: &mut Rng| {
+        json!({
+            "kind": *rng.pick(&["source", "file", "ticket"]),
+            "sourceId": rng.pick(&s.sources).clone(),
+            "lines": format!("{}-{}", 1 + rng.below(5), 6 + rng.below(20)),
+        })
+    };
+    match (rng.below(12), claim) {
+        (0..=2, Some((id, path, _))) => {
+            let mut op = json!({"op": "update_claim", "claimId": id, "page": path});
+            match rng.below(4) {
+                0 => op["status"] = json!(*rng.pick(&STATUSES)),
+                1 => op["text"] = json!(sentence(rng, step)),
+                2 => {
+                    op["status"] = json!(*rng.pick(&STATUSES));
+                    op["confidence"] = json!(rng.confidence());
+                }
+                _ => op["confidence"] = json!(rng.confidence()),
+            }
+            op
+        }
+        (3, Some((id, path, _))) if !s.sources.is_empty() => json!({
+            "op": "add_evidence", "claimId": id, "page": path, "evidence": evidence(rng),
+        }),
+        (4, Some((id, path, status))) if status != "superseded" => json!({
+            "op": "supersede_claim", "claimId": id, "page": path, "newClaimId": new_claim,
+            "text": sentence(rng, step), "confidence": rng.confidence(),
+        }),
+        (5, _) if !s.sources.is_empty() => {
+            let mut op = json!({
+                "op": "add_claim", "page": lookup, "claimId": new_claim,
+                "text": sentence(rng, step), "confidence": rng.confidence(),
+            });
+            if rng.chance(60) {
+                op["evidence"] = json!([evidence(rng)]);
+            }
+            op
+        }
+        (6, _) if !s.entities.is_empty() => json!({
+            "op": "add_relationship", "page": lookup,
+            "targetId": rng.pick(&s.entities).clone(),
+            "kind": *rng.pick(&["works-with", "reports-to", "depends-on"]),
+            "confidence": rng.confidence(),
+        }),
+        (7, _) if !page.questions.is_empty() => json!({
+            "op": "resolve_question", "page": page.path, "question": rng.pick(&page.questions).clone(),
+        }),
+        (8, _) if !page.contradictions.is_empty() => json!({
+            "op": "resolve_contradiction", "page": page.path,
+            "contradiction": rng.pick(&page.contradictions).clone(),
+        }),
+        (9, _) => json!({
+            "op": "add_contradiction", "page": lookup, "contradiction": sentence(rng, step),
+        }),
+        (10, _) => {
+            let mut op = json!({"op": "update_metadata", "lookup": lookup,
+                "confidence": rng.confidence()});
+            if rng.chance(50) {
+                op["status"] = json!(*rng.pick(&["active", "draft", "stale"]));
+            }
+            op
+        }
+        (11, _) if !s.sources.is_empty() => json!({
+            "op": "create_synthesis", "title": format!("Diff Synthesis {step} {k}"),
+            "body": format!("{}\n\nSee [[{}]].", sentence(rng, step), page.path.trim_end_matches(".md")),
+            "sourceIds": [source()],
+        }),
+        _ => {
+            json!({"op": "add_question", "page": lookup, "question": format!("{}?", sentence(rng, step).trim_end_matches('.'))})
+        }
+    }
+}
+
+/// A hand edit of a random page (not compiled, not committed); returns what it did.
+fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
+    let PageState { path, kind, .. } = rng.pick(&s.pages).clone();
+    let text = v.read(&path);
+    match rng.below(7) {
+        0 => {
+            // Retitle (indexes, Related blocks and dashboards list titles).
+            let Some(line) = text.lines().find(|l| l.starts_with("title: ")) else {
+                return format!("nothing to retitle in {path}");
+            };
+            let edited = text.replacen(line, &format!("{line} Renamed {step}"), 1);
+            v.write(&path, edited);
+            format!("retitled {path}")
+        }
+        1 if kind != "source" => {
+            std::fs::remove_file(v.path(&path)).unwrap();
+            format!("deleted {path}")
+        }
+        2 => {
+            // Same size, same modification time: only the change time tells.
+            for (from, to) in [
+                ("status: supported", "status: contested"),
+                ("status: contested", "status: supported"),
+                ("confidence: 0.", "confidence: 1."),
+                ("ingest", "INGEST"),
+            ] {
+                if text.contains(from) {
+                    v.edit_keeping_mtime(&path, from, to);
+                    return format!("{from} -> {to} in place in {path}");
+                }
+            }
+            format!("nothing to edit in place in {path}")
+        }
+        3 => {
+            // A date moves back (freshness, stale-pages dashboard).
+            let edited = text.replacen("updatedAt: 2026-", "updatedAt: 2025-", 1);
+            v.write(&path, edited);
+            format!("aged {path}")
+        }
+        4 => {
+            let new = format!("concepts/hand-{step}.md");
+            let target = path.trim_end_matches(".md");
+            v.write(
+                &new,
+                format!(
+                    "---\nid: concept.hand-{step}\npageType: concept\ntitle: Hand {step}\nclaims:\n  - id: claim.hand-{step}.1\n    text: Written by hand.\n    status: contested\n    confidence: 0.2\n---\n\n# Hand {step}\n\nSee [[{target}]].\n"
+                ),
+            );
+            format!("created {new}")
+        }
+        5 => {
+            // Text appended to the body (outside any managed block).
+            v.write(&path, format!("{text}\nA hand note {step}.\n"));
+            format!("appended to {path}")
+        }
+        _ => {
+            // A claim's confidence changes (low-confidence and claim-health rows).
+            match text.find("    confidence: ") {
+                Some(at) => {
+                    let end = at + text[at..].find('\n').unwrap_or(text.len() - at);
+                    let mut edited = text.clone();
+                    edited.replace_range(at..end, &format!("    confidence: 0.0{}", step % 10));
+                    v.write(&path, edited);
+                    format!("claim confidence edited in {path}")
+                }
+                None => format!("no claim confidence in {path}"),
+            }
+        }
+    }
+}
+
+/// The pinned clock (2026-04-05T12:00) moved `days` days on (civil calendar).
+fn date_after_pinned_clock(days: usize) -> String {
+    // Days since 1970-01-01 -> (year, month, day), Howard Hinnant's `civil_from_days`.
+    let z = 20_548 + days as i64 + 719_468; // 2026-04-05 is day 20,548.
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T12:00:00.000Z")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(ok.success(), "cp -a failed");
+}
+
+/// A copy of the vault, compiled from scratch without touching the vault, must find nothing to
+/// change; the derived caches must be what the pages give.
+fn check_against_scratch(r: &Ctx<'_>, what: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let copy = scratch.path().join("vault");
+    copy_tree(&r.v.root, &copy);
+    for f in ["parse-cache.bin", "parse-cache.delta"] {
+        let _ = std::fs::remove_file(copy.join(".openclaw-wiki/tmp").join(f));
+    }
+    let vault = copy.to_str().unwrap();
+    let check = r.run(
+        "wiki",
+        &["compile", "--check", "--force", "--vault", vault],
+        None,
+    );
+    assert_eq!(
+        (check.code, check.stdout.as_str()),
+        (0, ""),
+        "{what}: a compile from scratch would change files\n{}",
+        check.stderr
+    );
+    for (flag, file) in [
+        ("--digest", ".openclaw-wiki/cache/agent-digest.json"),
+        ("--claims", ".openclaw-wiki/cache/claims.jsonl"),
+    ] {
+        let fresh = r.run("wiki-digest", &[flag, "--vault", vault], None);
+        fresh.expect_code(0);
+        let kept = std::fs::read_to_string(copy.join(file)).unwrap_or_default();
+        if fresh.stdout != kept {
+            let (a, b): (Vec<&str>, Vec<&str>) =
+                (fresh.stdout.lines().collect(), kept.lines().collect());
+            let first = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            panic!(
+                "{what}: {file} is not what the pages give (line {}):\n fresh: {}\n kept:  {}",
+                first + 1,
+                a.get(first).unwrap_or(&"<end>"),
+                b.get(first).unwrap_or(&"<end>")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_clock_moves_by_calendar_days() {
+    assert_eq!(date_after_pinned_clock(0), wiki_testkit::NOW);
+    assert_eq!(date_after_pinned_clock(26), "2026-05-01T12:00:00.000Z");
+    assert_eq!(date_after_pinned_clock(270), "2026-12-31T12:00:00.000Z");
+    assert_eq!(date_after_pinned_clock(271), "2027-01-01T12:00:00.000Z");
+    assert_eq!(date_after_pinned_clock(330), "2027-03-01T12:00:00.000Z");
+}
+
+#[test]
+fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() {
+    let steps = env_num("WIKI_DIFF_STEPS", 40) as usize;
+    let seed = env_num("WIKI_DIFF_SEED", 1);
+    let pages = env_num("WIKI_DIFF_PAGES", 80);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x1000_0000_01B3));
+    let v = Vault::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gen-vault");
+    let made = Command::new("python3")
+        .arg(&script)
+        .arg(pages.to_string())
+        .arg(&v.root)
+        .args(["--seed", &seed.to_string()])
+        .status()
+        .expect("python3 scripts/gen-vault");
+    assert!(made.success(), "gen-vault failed");
+    // Odd seeds keep the generator's native links, even ones switch the vault to obsidian links.
+    if seed.is_multiple_of(2) {
+        let state = v.read(".openclaw-wiki/state.json");
+        assert!(state.contains("\"renderMode\": \"native\""), "{state}");
+        v.write(
+            ".openclaw-wiki/state.json",
+            state.replace("\"native\"", "\"obsidian\""),
+        );
+    }
+    v.git(&["init", "-q", "-b", "main"]);
+    v.commit_all("generated vault");
+    let mut r = Ctx {
+        v: &v,
+        now: wiki_testkit::NOW.to_string(),
+    };
+    r.run("wiki", &["compile"], None).expect_code(0);
+    // Settled files: the next compile records their stat data, so that later steps trust it.
+    v.settle();
+    r.run("wiki", &["compile", "--force"], None).expect_code(0);
+    check_against_scratch(&r, "after the first compile");
+    let mut day = 0;
+    let mut log: Vec<String> = Vec::new();
+    // Hand edits or a clock move that no compile has seen yet.
+    let mut uncompiled = false;
+    for step in 0..steps {
+        let s = r.state(&[]);
+        let mut did = Vec::new();
+        if rng.chance(30) {
+            for _ in 0..1 + rng.below(2) {
+                did.push(hand_edit(&v, &mut rng, &s, step));
+            }
+        }
+        if rng.chance(8) {
+            day += 1 + rng.below(60);
+            r.now = date_after_pinned_clock(day);
+            did.push(format!("clock {}", r.now));
+        }
+        uncompiled |= !did.is_empty();
+        // Hand edits may have deleted pages: operations are drawn from what is there now.
+        let s = if did.is_empty() { s } else { r.state(&[]) };
+        match rng.below(20) {
+            0 | 1 => {
+                let c = r.run("wiki", &["compile"], None);
+                c.expect_code(0);
+                did.push("compile".into());
+                uncompiled = false;
+            }
+            2 | 3 => {
+                v.commit_all(&format!("hand commit {step}"));
+                did.push("hand commit".into());
+            }
+            4 if !uncompiled && v.git(&["log", "-1", "--format=%B"]).contains("Wiki-Op: ") => {
+                // Undo the last operation's commit (nothing came after it: no conflict).
+                let head = v.git(&["rev-parse", "HEAD"]);
+                let back = r.run("wiki", &["rollback", head.trim()], None);
+                assert_eq!(back.code, 0, "step {step}: rollback\n{}", back.stderr);
+                did.push(format!("rollback {}", head.trim()));
+            }
+            5 => {
+                r.run("wiki", &["gc"], None).expect_code(0);
+                did.push("gc".into());
+            }
+            6 | 7 => {
+                // As an agent: its branch changes, the work tree and the current branch do not.
+                if v.git_run(&["rev-parse", "--verify", "-q", "refs/heads/agents/diff"])
+                    .code
+                    != 0
+                {
+                    r.run("wiki", &["agent", "create", "diff"], None)
+                        .expect_code(0);
+                }
+                let head = v.git(&["rev-parse", "HEAD"]);
+                let status = v.status();
+                let s = r.state(&["--agent", "diff"]);
+                let op = operation(&mut rng, &s, step, 0).to_string();
+                let a = r.run("wiki-apply", &["--agent", "diff"], Some(&format!("{op}\n")));
+                assert_eq!(a.code, 0, "step {step}: --agent diff {op}\n{}", a.stderr);
+                assert_eq!(v.git(&["rev-parse", "HEAD"]), head, "step {step}");
+                assert_eq!(v.status(), status, "step {step}");
+                let check = r.run(
+                    "wiki",
+                    &["compile", "--check", "--force", "--agent", "diff"],
+                    None,
+                );
+                assert_eq!(
+                    (check.code, check.stdout.as_str()),
+                    (0, ""),
+                    "step {step}: --agent diff {op}: a compile from scratch would change files\n{}",
+                    check.stderr
+                );
+                did.push(format!("--agent diff {op}"));
+            }
+            _ => {
+                let n = if rng.chance(25) { 2 + rng.below(3) } else { 1 };
+                let ops: Vec<String> = (0..n)
+                    .map(|k| operation(&mut rng, &s, step, k).to_string())
+                    .collect();
+                let input = ops.join("\n") + "\n";
+                let a = r.run("wiki-apply", &[], Some(&input));
+                assert_eq!(
+                    a.code,
+                    0,
+                    "step {step}: {input}\n{}\nsteps so far:\n{}",
+                    a.stderr,
+                    log.join("\n")
+                );
+                did.extend(ops);
+                uncompiled = false;
+            }
+        }
+        let what = format!("step {step} (seed {seed}): {}", did.join(" | "));
+        log.push(what.clone());
+        if uncompiled {
+            // (A hand commit of uncompiled edits: the next compile or operation catches up.)
+            continue;
+        }
+        check_against_scratch(&r, &format!("{what}\nsteps so far:\n{}", log.join("\n")));
+    }
+    v.commit_all("final hand commit");
+    r.run("wiki", &["compile"], None).expect_code(0);
+    assert_eq!(v.status(), "");
+    let fsck = v.git_run(&["fsck", "--strict", "--no-progress"]);
+    assert_eq!(fsck.code, 0, "{}", fsck.stderr);
+}
