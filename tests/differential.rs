@@ -1,7 +1,9 @@
 //! Differential test of the incremental paths (parse cache, stat data, Related scope, patched
 //! dashboards, spliced digest and claim lines, kept indexes, segmented blobs): random
-//! operations, batches, hand edits (some keeping size and modification time), hand commits,
-//! plain compiles and clock moves on a vault from `scripts/gen-vault`. After every step the
+//! operations and batches (also as an agent, dry runs and without compiling), hand edits (some
+//! keeping size and modification time; CRLF, non-ASCII titles, broken frontmatter, deleted and
+//! new pages), hand commits, plain compiles, rollbacks, `wiki gc` and clock moves, on a vault
+//! from `scripts/gen-vault` (native links for odd seeds, obsidian for even). After every step the
 //! vault is exactly what a compile from scratch makes: `wiki compile --check --force` without
 //! the parse cache finds nothing to change, and the derived caches are what `wiki-digest`
 //! computes from the pages. At the end `git fsck --strict` is clean.
@@ -236,7 +238,27 @@ fn operation(rng: &mut Rng, s: &State, step: usize, k: usize) -> Value {
 fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     let PageState { path, kind, .. } = rng.pick(&s.pages).clone();
     let text = v.read(&path);
-    match rng.below(7) {
+    match rng.below(10) {
+        7 => {
+            // Windows line endings.
+            v.write(&path, text.replace("\r\n", "\n").replace('\n', "\r\n"));
+            format!("CRLF {path}")
+        }
+        8 => {
+            // A non-ASCII title (title order, slugs, JSON escapes).
+            let Some(line) = text.lines().find(|l| l.starts_with("title: ")) else {
+                return format!("nothing to retitle in {path}");
+            };
+            let edited = text.replacen(line, &format!("title: Zoë Ærø 東京 {step}"), 1);
+            v.write(&path, edited);
+            format!("non-ASCII title in {path}")
+        }
+        9 if kind != "source" => {
+            // Frontmatter that no longer parses: the page is reported, the others compile.
+            let edited = text.replacen("title: ", "title: [unclosed ", 1);
+            v.write(&path, edited);
+            format!("broke the frontmatter of {path}")
+        }
         0 => {
             // Retitle (indexes, Related blocks and dashboards list titles).
             let Some(line) = text.lines().find(|l| l.starts_with("title: ")) else {
@@ -490,6 +512,23 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                     check.stderr
                 );
                 did.push(format!("--agent diff {op}"));
+            }
+            8 => {
+                // A dry run writes nothing.
+                let op = operation(&mut rng, &s, step, 0).to_string();
+                let (head, status) = (v.git(&["rev-parse", "HEAD"]), v.status());
+                let dry = r.run("wiki-apply", &["--dry-run"], Some(&format!("{op}\n")));
+                assert_eq!(dry.code, 0, "step {step}: --dry-run {op}\n{}", dry.stderr);
+                assert_eq!((v.git(&["rev-parse", "HEAD"]), v.status()), (head, status));
+                did.push(format!("--dry-run {op}"));
+            }
+            9 => {
+                // Without a compile: the files are stale until the next compile or operation.
+                let op = operation(&mut rng, &s, step, 0).to_string();
+                let a = r.run("wiki-apply", &["--no-compile"], Some(&format!("{op}\n")));
+                assert_eq!(a.code, 0, "step {step}: --no-compile {op}\n{}", a.stderr);
+                did.push(format!("--no-compile {op}"));
+                uncompiled = true;
             }
             _ => {
                 let n = if rng.chance(25) { 2 + rng.below(3) } else { 1 };
