@@ -185,3 +185,36 @@ fn agent_flag_reads_the_agent_branch() {
         bad.stderr
     );
 }
+
+/// Each output has one form; another `--format` is a usage error, not silently ignored.
+#[test]
+fn other_formats_are_refused() {
+    let v = compiled();
+    for (args, ok) in [
+        (&["--claims", "--format", "jsonl"][..], true),
+        (&["--claims", "--format", "text"][..], false),
+        (&["--digest", "--json"][..], true),
+        (&["--digest", "--format", "jsonl"][..], false),
+        (
+            &["--report", "open-questions", "--format", "text"][..],
+            true,
+        ),
+        (
+            &["--report", "open-questions", "--format", "github"][..],
+            false,
+        ),
+    ] {
+        let run = v.run("wiki-digest", args);
+        if ok {
+            run.expect_code(0);
+        } else {
+            run.expect_code(2);
+            assert!(
+                run.stderr.contains("is not supported here"),
+                "{args:?}: {}",
+                run.stderr
+            );
+            assert_eq!(run.stdout, "");
+        }
+    }
+}

@@ -150,6 +150,16 @@ fn read_input(global: &GlobalArgs, args: &Args) -> Result<Input, CliError> {
 /// Run `wiki-digest`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let now_ms = global.now()?.as_millisecond();
+    // Each output has one form (claims.jsonl lines, the digest file, a dashboard's Markdown):
+    // another `--format` is refused rather than ignored.
+    let natural = if args.claims {
+        wiki_cli::Format::Jsonl
+    } else if args.digest {
+        wiki_cli::Format::Json
+    } else {
+        wiki_cli::Format::Text
+    };
+    global.format_among(natural, &[natural])?;
     let input = read_input(global, args)?;
     for e in &input.errors {
         eprintln!("{e}");
