@@ -352,7 +352,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// A copy of the vault, compiled from scratch without touching the vault, must find nothing to
 /// change; the derived caches must be what the pages give.
-fn check_against_scratch(r: &Ctx<'_>, what: &str) {
+fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
     let scratch = tempfile::tempdir().unwrap();
     let copy = scratch.path().join("vault");
     copy_tree(&r.v.root, &copy);
@@ -360,6 +360,37 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str) {
         let _ = std::fs::remove_file(copy.join(".openclaw-wiki/tmp").join(f));
     }
     let vault = copy.to_str().unwrap();
+    // Searches: the vault's index, refreshed incrementally from step to step, ranks exactly as
+    // an index built from scratch (the copy's, without its sidecar).
+    let _ = std::fs::remove_dir_all(copy.join(".openclaw-wiki/index"));
+    for (mode, query) in queries {
+        let search = |dir: &str| {
+            let mut cmd = r.v.command("wiki-search");
+            cmd.args([
+                query.as_str(),
+                "--mode",
+                mode,
+                "--format",
+                "jsonl",
+                "--vault",
+                dir,
+            ])
+            .env("WIKI_NOW", &r.now)
+            .env("WIKI_SEARCH_SERVER", "off");
+            let run = wiki_testkit::output(cmd, None);
+            assert!(
+                run.code == 0 || run.code == 1,
+                "{what}: search {query:?}\n{}",
+                run.stderr
+            );
+            run.stdout
+        };
+        assert_eq!(
+            search(r.v.root.to_str().unwrap()),
+            search(vault),
+            "{what}: search {mode} {query:?} differs from a fresh index"
+        );
+    }
     let check = r.run(
         "wiki",
         &["compile", "--check", "--force", "--vault", vault],
@@ -440,7 +471,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
     // Settled files: the next compile records their stat data, so that later steps trust it.
     v.settle();
     r.run("wiki", &["compile", "--force"], None).expect_code(0);
-    check_against_scratch(&r, "after the first compile");
+    check_against_scratch(&r, "after the first compile", &[]);
     let mut day = 0;
     let mut log: Vec<String> = Vec::new();
     // Hand edits or a clock move that no compile has seen yet.
@@ -554,7 +585,26 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             // (A hand commit of uncompiled edits: the next compile or operation catches up.)
             continue;
         }
-        check_against_scratch(&r, &format!("{what}\nsteps so far:\n{}", log.join("\n")));
+        let modes = [
+            "auto",
+            "find-person",
+            "route-question",
+            "source-evidence",
+            "raw-claim",
+        ];
+        let queries: Vec<(&str, String)> = (0..2)
+            .map(|_| {
+                (
+                    *rng.pick(&modes),
+                    format!("{} {}", rng.pick(&WORDS), rng.pick(&WORDS)),
+                )
+            })
+            .collect();
+        check_against_scratch(
+            &r,
+            &format!("{what}\nsteps so far:\n{}", log.join("\n")),
+            &queries,
+        );
     }
     v.commit_all("final hand commit");
     r.run("wiki", &["compile"], None).expect_code(0);
