@@ -325,6 +325,50 @@ fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     }
 }
 
+/// The vault's search server (`wiki-search --serve`), killed on drop.
+struct Server(std::process::Child);
+
+impl Server {
+    fn start(v: &Vault) -> Server {
+        let child = v
+            .command("wiki-search")
+            .args(["--serve", "--idle-timeout", "600"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn wiki-search --serve");
+        let server = Server(child);
+        let started = std::time::Instant::now();
+        while server.status(v).is_none() {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "the search server did not answer"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        server
+    }
+
+    fn status(&self, v: &Vault) -> Option<Value> {
+        let run = v.run("wiki-search", &["--server", "status"]);
+        (run.code == 0).then(|| run.jsonl().remove(0))
+    }
+
+    fn requests(&self, v: &Vault) -> u64 {
+        self.status(v).expect("the search server runs")["requests"]
+            .as_u64()
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The pinned clock (2026-04-05T12:00) moved `days` days on (civil calendar).
 fn date_after_pinned_clock(days: usize) -> String {
     // Days since 1970-01-01 -> (year, month, day), Howard Hinnant's `civil_from_days`.
@@ -363,10 +407,11 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
     // Searches: the vault's index, refreshed incrementally from step to step, ranks exactly as
     // an index built from scratch (the copy's, without its sidecar).
     let _ = std::fs::remove_dir_all(copy.join(".openclaw-wiki/index"));
+    // The vault's search server (inotify) answers the same too.
     for (mode, query) in queries {
-        let search = |dir: &str| {
+        let search = |dir: &str, server: &str| {
             let mut cmd = r.v.command("wiki-search");
-            cmd.args([
+            let args = [
                 query.as_str(),
                 "--mode",
                 mode,
@@ -374,9 +419,10 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
                 "jsonl",
                 "--vault",
                 dir,
-            ])
-            .env("WIKI_NOW", &r.now)
-            .env("WIKI_SEARCH_SERVER", "off");
+            ];
+            cmd.args(args)
+                .env("WIKI_NOW", &r.now)
+                .env("WIKI_SEARCH_SERVER", server);
             let run = wiki_testkit::output(cmd, None);
             assert!(
                 run.code == 0 || run.code == 1,
@@ -385,10 +431,17 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
             );
             run.stdout
         };
+        let fresh = search(vault, "off");
+        let root = r.v.root.to_str().unwrap();
         assert_eq!(
-            search(r.v.root.to_str().unwrap()),
-            search(vault),
-            "{what}: search {mode} {query:?} differs from a fresh index"
+            search(root, "off"),
+            fresh,
+            "{what}: search {mode} {query:?}: the vault's index differs from a fresh one"
+        );
+        assert_eq!(
+            search(root, "on"),
+            fresh,
+            "{what}: search {mode} {query:?}: the server differs from a fresh index"
         );
     }
     let check = r.run(
@@ -472,6 +525,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
     v.settle();
     r.run("wiki", &["compile", "--force"], None).expect_code(0);
     check_against_scratch(&r, "after the first compile", &[]);
+    let server = Server::start(&v);
     let mut day = 0;
     let mut log: Vec<String> = Vec::new();
     // Hand edits or a clock move that no compile has seen yet.
@@ -606,6 +660,8 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             &queries,
         );
     }
+    assert!(server.requests(&v) > 0, "the server answered no search");
+    drop(server);
     v.commit_all("final hand commit");
     r.run("wiki", &["compile"], None).expect_code(0);
     assert_eq!(v.status(), "");
