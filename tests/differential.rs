@@ -407,6 +407,21 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
     // Searches: the vault's index, refreshed incrementally from step to step, ranks exactly as
     // an index built from scratch (the copy's, without its sidecar).
     let _ = std::fs::remove_dir_all(copy.join(".openclaw-wiki/index"));
+    // Lint reads the vault through the same caches: the same findings as from scratch.
+    let lint = |dir: &str| {
+        let run = r.run("wiki-lint", &["--format", "jsonl", "--vault", dir], None);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "{what}: lint\n{}",
+            run.stderr
+        );
+        run.stdout
+    };
+    assert_eq!(
+        lint(r.v.root.to_str().unwrap()),
+        lint(vault),
+        "{what}: lint differs from a lint without caches"
+    );
     // The vault's search server (inotify) answers the same too.
     for (mode, query) in queries {
         let search = |dir: &str, server: &str| {
