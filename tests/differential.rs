@@ -583,6 +583,70 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                 r.run("wiki", &["gc"], None).expect_code(0);
                 did.push("gc".into());
             }
+            10 if !uncompiled => {
+                // Undo an older operation: applied, or refused (exit 1, nothing written) when
+                // later commits changed the same lines.
+                let log = v.git(&["log", "-n", "30", "--format=%H", "--grep=^Wiki-Op: "]);
+                let commits: Vec<&str> = log.lines().collect();
+                if commits.is_empty() {
+                    continue;
+                }
+                let commit = rng.pick(&commits).to_string();
+                let (head, status) = (v.git(&["rev-parse", "HEAD"]), v.status());
+                let back = r.run("wiki", &["rollback", &commit], None);
+                match back.code {
+                    0 => {}
+                    1 => assert_eq!(
+                        (v.git(&["rev-parse", "HEAD"]), v.status()),
+                        (head, status),
+                        "step {step}: a refused rollback wrote something"
+                    ),
+                    _ => panic!("step {step}: rollback {commit}\n{}", back.stderr),
+                }
+                did.push(format!("rollback {commit}: exit {}", back.code));
+            }
+            11 => {
+                // Two writers at once, on different pages: both land (compare-and-swap, the
+                // loser re-applies its operation on the new head).
+                let target = |op: &Value| {
+                    let t = op["page"].as_str().or(op["lookup"].as_str()).unwrap_or("");
+                    s.pages
+                        .iter()
+                        .find(|p| p.id.as_deref() == Some(t))
+                        .map_or(t.to_string(), |p| p.path.clone())
+                };
+                let first = operation(&mut rng, &s, step, 0);
+                let mut second = operation(&mut rng, &s, step, 1);
+                while target(&second) == target(&first) {
+                    second = operation(&mut rng, &s, step, 1);
+                }
+                let spawn = |op: &Value| {
+                    let mut cmd = v.command("wiki-apply");
+                    cmd.env("WIKI_NOW", &r.now)
+                        .stdin(std::process::Stdio::piped())
+                        .stdout(std::process::Stdio::piped())
+                        .stderr(std::process::Stdio::piped());
+                    let mut child = cmd.spawn().expect("spawn wiki-apply");
+                    use std::io::Write;
+                    let mut stdin = child.stdin.take().expect("stdin");
+                    stdin
+                        .write_all(format!("{op}\n").as_bytes())
+                        .expect("write stdin");
+                    drop(stdin);
+                    child
+                };
+                let (a, b) = (spawn(&first), spawn(&second));
+                for (child, op) in [(a, &first), (b, &second)] {
+                    let out = child.wait_with_output().expect("wait");
+                    assert!(
+                        out.status.success(),
+                        "step {step}: concurrent {op}\n{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+                did.push(format!("concurrently {first} and {second}"));
+                uncompiled = false;
+            }
             6 | 7 => {
                 // As an agent: its branch changes, the work tree and the current branch do not.
                 if v.git_run(&["rev-parse", "--verify", "-q", "refs/heads/agents/diff"])
