@@ -18,6 +18,25 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
+/// The status change time (0 where there is none, or before the epoch).
+fn ctime_ns(meta: &std::fs::Metadata) -> i64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.ctime() < 0 {
+            return 0;
+        }
+        meta.ctime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
+}
+
 /// Stat a list of `(relative path, absolute path)` pairs in parallel; files that vanished or are
 /// not regular files are skipped.
 fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
@@ -29,6 +48,7 @@ fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
                 path,
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
+                ctime_ns: ctime_ns(&meta),
                 blob: None,
             })
         })
@@ -44,6 +64,7 @@ pub fn stat_page(vault: &Path, rel: &str) -> Option<SourceFile> {
         path: rel.to_string(),
         size: meta.len(),
         mtime_ns: mtime_ns(&meta),
+        ctime_ns: ctime_ns(&meta),
         blob: None,
     })
 }
@@ -104,6 +125,7 @@ fn walk_pages(dir: &Path, rel: &str, depth: usize) -> Vec<SourceFile> {
                 path: format!("{rel}/{name}"),
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
+                ctime_ns: ctime_ns(&meta),
                 blob: None,
             });
         }
@@ -186,6 +208,9 @@ mod fast {
 
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     use rustix::io::Errno;
+
+    /// Type, size, and modification and status change times (ns) of a directory entry.
+    type Stat = (FileType, u64, i64, i64);
 
     use crate::codec::{self, Reader, put_bytes, put_ivarint, put_varint};
     use crate::store::SourceFile;
@@ -369,28 +394,31 @@ mod fast {
         .ok()
     }
 
-    /// `None` when `statx` is not available (the caller falls back to the portable walk).
-    fn stat(dirfd: impl rustix::fd::AsFd, name: &CStr) -> Result<Option<(FileType, u64, i64)>, ()> {
+    /// Type, size, modification and status change times (ns); `Err` when `statx` is not
+    /// available (the caller falls back to the portable walk).
+    fn stat(dirfd: impl rustix::fd::AsFd, name: &CStr) -> Result<Option<Stat>, ()> {
         match rustix::fs::statx(
             dirfd,
             name,
             AtFlags::SYMLINK_NOFOLLOW,
-            StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME,
+            StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME | StatxFlags::CTIME,
         ) {
             Ok(st) => {
-                let t = st.stx_mtime;
                 // Like `SystemTime::duration_since(UNIX_EPOCH)`: 0 before the epoch.
-                let mtime = if t.tv_sec < 0 {
-                    0
-                } else {
-                    t.tv_sec
-                        .saturating_mul(1_000_000_000)
-                        .saturating_add(i64::from(t.tv_nsec))
+                let ns = |t: rustix::fs::StatxTimestamp| {
+                    if t.tv_sec < 0 {
+                        0
+                    } else {
+                        t.tv_sec
+                            .saturating_mul(1_000_000_000)
+                            .saturating_add(i64::from(t.tv_nsec))
+                    }
                 };
                 Ok(Some((
                     FileType::from_raw_mode(u32::from(st.stx_mode)),
                     st.stx_size,
-                    mtime,
+                    ns(st.stx_mtime),
+                    ns(st.stx_ctime),
                 )))
             }
             Err(Errno::NOSYS) => Err(()),
@@ -506,9 +534,9 @@ mod fast {
                 let mut known = None;
                 if ft == FileType::Unknown {
                     match stat(&names.fd, cname) {
-                        Ok(Some((t, size, mtime))) => {
+                        Ok(Some((t, size, mtime, ctime))) => {
                             ft = t;
-                            known = Some((size, mtime));
+                            known = Some((size, mtime, ctime));
                         }
                         Ok(None) => continue,
                         Err(()) => {
@@ -528,10 +556,11 @@ mod fast {
                     let start = names.bytes.len();
                     names.bytes.extend_from_slice(cname.to_bytes_with_nul());
                     match known {
-                        Some((size, mtime_ns)) => ready.push(SourceFile {
+                        Some((size, mtime_ns, ctime_ns)) => ready.push(SourceFile {
                             path: join(&names.rel, name_str),
                             size,
                             mtime_ns,
+                            ctime_ns,
                             blob: None,
                         }),
                         None => names.spans.push((start, names.bytes.len())),
@@ -597,11 +626,13 @@ mod fast {
         for i in range {
             let Some(cname) = names.name(i) else { continue };
             let Ok(name) = cname.to_str() else { continue };
-            if let Some((FileType::RegularFile, size, mtime_ns)) = stat(&names.fd, cname)? {
+            if let Some((FileType::RegularFile, size, mtime_ns, ctime_ns)) = stat(&names.fd, cname)?
+            {
                 out.push(SourceFile {
                     path: join(&names.rel, name),
                     size,
                     mtime_ns,
+                    ctime_ns,
                     blob: None,
                 });
             }
@@ -771,6 +802,7 @@ impl Source for GitTree {
                     path,
                     size: 0,
                     mtime_ns: 0,
+                    ctime_ns: 0,
                     blob: Some(blob),
                 }
             })

@@ -7,7 +7,7 @@
 //!
 //! * `wiki-worktree/` — the vault's work tree; `wiki-agent-<id>/` — branch `agents/<id>` read
 //!   from git (no checkout); `memory-<hash>/` — a memory workspace (hash of its absolute path);
-//! * `MANIFEST` — which files are indexed: per file its path, size, mtime, git blob id and where
+//! * `MANIFEST` — which files are indexed: per file its path, size, mtime, ctime, git blob id and where
 //!   its documents are (segment, first document, count), plus corpus statistics;
 //! * `seg-<random>.bin` — immutable segments ([`crate::segment`]);
 //! * `DIRS` ([`DIR_CACHE`]) — work tree only: the page names and sub-directories of each
@@ -22,9 +22,10 @@
 //!    over the thread pool; see [`crate::sources::WorkTree`]; git:
 //!    tree walk, blob ids known; memory: `MEMORY.md`, `memory.md`, `memory/**/*.md`). The
 //!    manifest is read at the same time.
-//! 2. A file whose size and mtime equal the manifest's is unchanged — unless its mtime is within
-//!    two seconds of when it was last hashed ("racily clean", as git calls it), in which case it
-//!    is re-hashed. Nothing changed → the query runs on the manifest as is, without any write or
+//! 2. A file whose size, mtime and ctime (status change time: an edit in place that puts the
+//!    mtime back still changes it) equal the manifest's is unchanged — unless either time is
+//!    within two seconds of when it was last hashed, or after it ("racily clean", as git calls
+//!    it), in which case it is re-hashed. Nothing changed → the query runs on the manifest as is, without any write or
 //!    lock.
 //! 3. Otherwise take the lock, re-read the manifest, and for each changed file compute its git blob
 //!    id: same blob → only the stat data is updated; a `(path, blob)` already present in a segment
@@ -59,7 +60,7 @@ use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
 const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// File name of the work tree's directory cache in an index directory.
 pub const DIR_CACHE: &str = "DIRS";
 /// Segment count above which segments are merged.
@@ -76,6 +77,9 @@ pub struct SourceFile {
     pub size: u64,
     /// Modification time in nanoseconds since the epoch (0 when unknown).
     pub mtime_ns: i64,
+    /// Status change time in nanoseconds since the epoch (0 when unknown): an edit in place
+    /// that keeps the size and puts the modification time back still changes it.
+    pub ctime_ns: i64,
     /// The git blob id when the source knows it (git trees).
     pub blob: Option<[u8; 20]>,
 }
@@ -99,6 +103,8 @@ pub struct Entry {
     pub size: u64,
     /// Modification time when last checked.
     pub mtime_ns: i64,
+    /// Status change time when last checked.
+    pub ctime_ns: i64,
     /// When the file was last hashed.
     pub checked_ns: i64,
     /// Git blob id.
@@ -140,6 +146,7 @@ impl Manifest {
             put_bytes(&mut body, e.path.as_bytes());
             put_varint(&mut body, e.size);
             put_ivarint(&mut body, e.mtime_ns);
+            put_ivarint(&mut body, e.ctime_ns);
             put_ivarint(&mut body, e.checked_ns);
             body.extend_from_slice(&e.blob);
             put_varint(&mut body, u64::from(e.seg));
@@ -196,6 +203,7 @@ impl Manifest {
             let path = r.str().map_err(c)?.to_string();
             let size = r.varint().map_err(c)?;
             let mtime_ns = r.ivarint().map_err(c)?;
+            let ctime_ns = r.ivarint().map_err(c)?;
             let checked_ns = r.ivarint().map_err(c)?;
             let blob = r.oid().map_err(c)?;
             let seg = r.len(u32::MAX as usize).map_err(c)? as u32;
@@ -210,6 +218,7 @@ impl Manifest {
                 path,
                 size,
                 mtime_ns,
+                ctime_ns,
                 checked_ns,
                 blob,
                 seg,
@@ -666,7 +675,8 @@ fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
                         None => {
                             e.size == f.size
                                 && e.mtime_ns == f.mtime_ns
-                                && f.mtime_ns.saturating_add(RACY_NS) < e.checked_ns
+                                && e.ctime_ns == f.ctime_ns
+                                && f.mtime_ns.max(f.ctime_ns).saturating_add(RACY_NS) < e.checked_ns
                         }
                     };
                 if !same {
@@ -988,6 +998,7 @@ fn update(
             path: f.path.clone(),
             size: f.size,
             mtime_ns: f.mtime_ns,
+            ctime_ns: f.ctime_ns,
             checked_ns: now,
             blob,
             seg: NONE,
