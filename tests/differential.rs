@@ -10,7 +10,8 @@
 //!
 //! `WIKI_DIFF_STEPS` (default 40), `WIKI_DIFF_SEED` (default 1) and `WIKI_DIFF_PAGES` (default
 //! 80) run other sequences locally, e.g.
-//! `WIKI_DIFF_STEPS=300 WIKI_DIFF_SEED=7 cargo test -p wiki-testkit --test differential`.
+//! `WIKI_DIFF_STEPS=300 WIKI_DIFF_SEED=7 cargo test -p wiki-testkit --test differential`;
+//! `WIKI_DIFF_KEEP=DIR` leaves a copy of a vault that failed its check in `DIR`.
 
 use std::path::Path;
 use std::process::Command;
@@ -71,6 +72,8 @@ struct PageState {
 struct Ctx<'a> {
     v: &'a Vault,
     now: String,
+    /// The agent's memory workspace (`MEMORY.md`, `memory/*.md` daily notes).
+    ws: std::path::PathBuf,
 }
 
 impl Ctx<'_> {
@@ -384,6 +387,86 @@ fn date_after_pinned_clock(days: usize) -> String {
     format!("{y:04}-{m:02}-{d:02}T12:00:00.000Z")
 }
 
+/// A random edit of the memory workspace: a new daily note, a line appended, a word replaced
+/// in place keeping size and modification time, a note deleted, `MEMORY.md` rewritten.
+fn memory_edit(ws: &Path, rng: &mut Rng, step: usize) -> String {
+    let mut notes: Vec<std::path::PathBuf> = std::fs::read_dir(ws.join("memory"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    notes.sort();
+    let note = (!notes.is_empty()).then(|| rng.pick(&notes).clone());
+    match (rng.below(5), note) {
+        (0, Some(note)) => {
+            let mut text = std::fs::read_to_string(&note).unwrap();
+            text.push_str(&format!("- {}\n", sentence(rng, step)));
+            std::fs::write(&note, text).unwrap();
+            format!("memory: appended to {}", note.display())
+        }
+        (1, Some(note)) => {
+            let text = std::fs::read_to_string(&note).unwrap();
+            let Some((from, to)) = WORDS
+                .iter()
+                .zip(WORDS.iter().rev())
+                .find(|(a, b)| a.len() == b.len() && a != b && text.contains(**a))
+            else {
+                return format!("memory: nothing to edit in place in {}", note.display());
+            };
+            let mtime = std::fs::metadata(&note).unwrap().modified().unwrap();
+            let f = std::fs::OpenOptions::new().write(true).open(&note).unwrap();
+            use std::io::Write;
+            (&f).write_all(text.replacen(from, to, 1).as_bytes())
+                .unwrap();
+            f.set_modified(mtime).unwrap();
+            format!("memory: {from} -> {to} in place in {}", note.display())
+        }
+        (2, Some(note)) if notes.len() > 2 => {
+            std::fs::remove_file(&note).unwrap();
+            format!("memory: deleted {}", note.display())
+        }
+        (3, _) => {
+            let text = format!("# Memory\n\n{}\n", sentence(rng, step));
+            std::fs::write(ws.join("MEMORY.md"), text).unwrap();
+            "memory: MEMORY.md rewritten".to_string()
+        }
+        _ => {
+            let path = ws.join(format!("memory/{}", &date_after_pinned_clock(step)[..10]));
+            let path = path.with_extension("md");
+            std::fs::write(&path, format!("- {}\n", sentence(rng, step))).unwrap();
+            format!("memory: wrote {}", path.display())
+        }
+    }
+}
+
+/// `name args` on the vault and on `copy` (a copy without its caches and indexes) print the
+/// same (found or not: exit 0 or 1).
+fn assert_same_output(r: &Ctx<'_>, what: &str, copy: &str, name: &str, args: &[&str]) {
+    let run_on = |dir: &str| {
+        let run = r.run(name, &[args, &["--vault", dir]].concat(), None);
+        assert!(
+            run.code == 0 || run.code == 1,
+            "{what}: {name} {args:?}\n{}",
+            run.stderr
+        );
+        run.stdout
+    };
+    assert_eq!(
+        run_on(r.v.root.to_str().unwrap()),
+        run_on(copy),
+        "{what}: {name} {args:?} differs from a run without caches"
+    );
+}
+
+/// `WIKI_DIFF_KEEP=DIR`: a copy of the failing vault (and its git repository) is left in `DIR`.
+fn keep_for_inspection(r: &Ctx<'_>) {
+    if let Some(dir) = std::env::var_os("WIKI_DIFF_KEEP") {
+        let dir = std::path::PathBuf::from(dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_tree(&r.v.root, &dir);
+        eprintln!("kept the vault in {}", dir.display());
+    }
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     let ok = Command::new("cp")
         .arg("-a")
@@ -408,20 +491,7 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
     // an index built from scratch (the copy's, without its sidecar).
     let _ = std::fs::remove_dir_all(copy.join(".openclaw-wiki/index"));
     // Lint reads the vault through the same caches: the same findings as from scratch.
-    let lint = |dir: &str| {
-        let run = r.run("wiki-lint", &["--format", "jsonl", "--vault", dir], None);
-        assert!(
-            run.code == 0 || run.code == 1,
-            "{what}: lint\n{}",
-            run.stderr
-        );
-        run.stdout
-    };
-    assert_eq!(
-        lint(r.v.root.to_str().unwrap()),
-        lint(vault),
-        "{what}: lint differs from a lint without caches"
-    );
+    assert_same_output(r, what, vault, "wiki-lint", &["--format", "jsonl"]);
     // The vault's search server (inotify) answers the same too.
     for (mode, query) in queries {
         let search = |dir: &str, server: &str| {
@@ -459,11 +529,29 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
             "{what}: search {mode} {query:?}: the server differs from a fresh index"
         );
     }
+    // Recall from the memory layer: the vault's memory index, refreshed incrementally, ranks
+    // as a fresh one (the copy's index directory is gone).
+    let ws = r.ws.to_str().unwrap();
+    for (_, query) in queries {
+        let args = [
+            query.as_str(),
+            "--corpus",
+            "memory",
+            "--memory",
+            ws,
+            "--format",
+            "jsonl",
+        ];
+        assert_same_output(r, what, vault, "wiki-search", &args);
+    }
     let check = r.run(
         "wiki",
         &["compile", "--check", "--force", "--vault", vault],
         None,
     );
+    if check.code != 0 {
+        keep_for_inspection(r);
+    }
     assert_eq!(
         (check.code, check.stdout.as_str()),
         (0, ""),
@@ -531,9 +619,24 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
     }
     v.git(&["init", "-q", "-b", "main"]);
     v.commit_all("generated vault");
+    let ws = v.temp().join("workspace");
+    std::fs::create_dir_all(ws.join("memory")).unwrap();
+    std::fs::write(
+        ws.join("MEMORY.md"),
+        "# Memory\n\nKeep the lease window short.\n",
+    )
+    .unwrap();
+    for day in 1..=6 {
+        let mut note = String::new();
+        for _ in 0..3 {
+            note.push_str(&format!("- {}\n", sentence(&mut rng, day)));
+        }
+        std::fs::write(ws.join(format!("memory/2026-03-{day:02}.md")), note).unwrap();
+    }
     let mut r = Ctx {
         v: &v,
         now: wiki_testkit::NOW.to_string(),
+        ws,
     };
     r.run("wiki", &["compile"], None).expect_code(0);
     // Settled files: the next compile records their stat data, so that later steps trust it.
@@ -559,6 +662,10 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             did.push(format!("clock {}", r.now));
         }
         uncompiled |= !did.is_empty();
+        if rng.chance(15) {
+            // The memory layer is not compiled: its edits leave the vault current.
+            did.push(memory_edit(&r.ws, &mut rng, step));
+        }
         // Hand edits may have deleted pages: operations are drawn from what is there now.
         let s = if did.is_empty() { s } else { r.state(&[]) };
         match rng.below(20) {

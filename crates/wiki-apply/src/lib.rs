@@ -57,7 +57,11 @@
 //! `--dry-run` prints the unified diff of every file that would change and writes nothing.
 //! Operations never touch human blocks, never rewrite a body outside their own managed block,
 //! never reset fields they were not given, and replaying a batch that already took effect
-//! changes nothing (so a batch can be re-run after a crash).
+//! changes no page (so a batch can be re-run after a crash). A batch that changes no page is
+//! still compiled, as the original's operations always are: pages edited by hand since the last
+//! compile are then reflected, in a commit with `wiki compile`'s subject and trailers
+//! (`Compile wiki vault: N files updated`, `Wiki-Op: compile`); with nothing pending, nothing
+//! is committed.
 //!
 //! Concurrent writers take the vault lock; the ref update is a compare-and-swap against the tip
 //! the batch read, and when something else (a plain `git commit`) moved the branch, the batch is

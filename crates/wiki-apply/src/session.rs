@@ -148,6 +148,10 @@ impl Session {
         // renamed into place once it is made.
         let (done, written) =
             wiki_digest::derived::commit_with_files(&prepared, &self.vault, agent, || {
+                if tracked.changes.is_empty() {
+                    // Only derived caches changed (a batch that changed no page): no commit.
+                    return Ok(CommitOutcome::default());
+                }
                 self.store.commit_locked(lock, &tracked)
             })?;
         wiki_cli::notice(done.packing_message());
@@ -269,9 +273,8 @@ pub fn compile_into(
     page_changes: &mut Vec<FileChange>,
     now: &str,
 ) -> Result<(Vec<FileChange>, Vec<String>)> {
-    if page_changes.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
+    // A batch that changes no page still compiles (as the original's operations always do):
+    // pages edited by hand since the last compile are then reflected, and committed.
     let mut extra = Vec::new();
     let mut touched = Vec::new();
     for c in compiler.compile(files, page_changes, now)? {
@@ -449,7 +452,7 @@ pub fn apply_batch(
         let Some(lock) = &lock else {
             return Ok(outcome);
         };
-        if outcome.page_changes.is_empty() {
+        if outcome.page_changes.is_empty() && outcome.compile_changes.is_empty() {
             return Ok(outcome);
         }
         // The contents move into the commit request and back (the compiled caches alone are
@@ -467,9 +470,9 @@ pub fn apply_batch(
         let req = CommitRequest {
             target: session.target.clone(),
             changes: &changes,
-            subject: subject(&outcome.results),
+            subject: subject(&outcome.results, &outcome.compile_changes),
             body: None,
-            trailers: trailers(&outcome.results, &session.agent),
+            trailers: trailers(&outcome.results, &outcome.compile_changes, &session.agent),
             expected_parent: base,
             create_from: None,
         };
@@ -503,10 +506,30 @@ pub fn apply_batch(
     }
 }
 
-/// The commit subject of a batch.
-pub fn subject(results: &[OpResult]) -> String {
+/// The committed files among `compiled` (not the derived caches), sorted.
+fn committed_paths(compiled: &[FileChange]) -> Vec<&str> {
+    let mut paths: Vec<&str> = compiled
+        .iter()
+        .map(|c| c.path.as_str())
+        .filter(|p| !wiki_digest::derived::is_derived(p))
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+}
+
+/// The commit subject of a batch; a batch that changed no page commits only what its compile
+/// changed (`compiled`), under `wiki compile`'s subject.
+pub fn subject(results: &[OpResult], compiled: &[FileChange]) -> String {
     let changed: Vec<&OpResult> = results.iter().filter(|r| r.changed).collect();
     match changed.as_slice() {
+        [] => {
+            let n = committed_paths(compiled).len();
+            format!(
+                "Compile wiki vault: {n} file{} updated",
+                if n == 1 { "" } else { "s" }
+            )
+        }
         [one] => format!("wiki apply: {} {}", one.op.as_str(), one.page_path),
         many => {
             let mut pages: Vec<&str> = many.iter().map(|r| r.page_path.as_str()).collect();
@@ -523,9 +546,31 @@ pub fn subject(results: &[OpResult]) -> String {
 }
 
 /// One trailer set per changed operation: `Wiki-Op`, `Wiki-Page`, `Wiki-Claim`…, `Wiki-Agent`,
-/// `Wiki-Source`….
-pub fn trailers(results: &[OpResult], agent: &str) -> Vec<(String, String)> {
+/// `Wiki-Source`…; when no operation changed anything, `wiki compile`'s set for the compiled
+/// files (`Wiki-Op: compile`, `Wiki-Page`… at most
+/// [`wiki_digest::context::MAX_PAGE_TRAILERS`], `Wiki-Pages-More`, `Wiki-Agent`).
+pub fn trailers(
+    results: &[OpResult],
+    compiled: &[FileChange],
+    agent: &str,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
+    if results.iter().all(|r| !r.changed) {
+        use wiki_digest::context::MAX_PAGE_TRAILERS;
+        let paths = committed_paths(compiled);
+        out.push(("Wiki-Op".to_string(), "compile".to_string()));
+        for p in paths.iter().take(MAX_PAGE_TRAILERS) {
+            out.push(("Wiki-Page".to_string(), (*p).to_string()));
+        }
+        if paths.len() > MAX_PAGE_TRAILERS {
+            out.push((
+                "Wiki-Pages-More".to_string(),
+                (paths.len() - MAX_PAGE_TRAILERS).to_string(),
+            ));
+        }
+        out.push(("Wiki-Agent".to_string(), agent.to_string()));
+        return out;
+    }
     for r in results.iter().filter(|r| r.changed) {
         out.push(("Wiki-Op".to_string(), r.op.as_str().to_string()));
         out.push(("Wiki-Page".to_string(), r.page_path.clone()));

@@ -949,3 +949,58 @@ fn operations_leave_dashboard_links_to_the_next_compile() {
     assert!(!entry.links_omitted);
     assert_eq!(entry.links, links);
 }
+
+/// A batch that changes no page still compiles, as the original's operations always do: pages
+/// edited by hand since the last compile are reflected and committed under `wiki compile`'s
+/// subject and trailers. With nothing pending it makes no commit.
+#[test]
+fn a_batch_that_changes_nothing_still_compiles_hand_edits() {
+    let v = vault();
+    let op = r#"{"op":"add_question","page":"entity.alpha","question":"Who rotates the keys?"}"#;
+    apply(&v, &[], &[op]).expect_code(0);
+    let head = rev(&v, "HEAD");
+    // The same operation again, nothing pending: no change, no commit.
+    let again = apply(&v, &[], &[op]);
+    again.expect_code(0);
+    assert_eq!(again.jsonl()[0]["changed"], false);
+    assert_eq!(rev(&v, "HEAD"), head);
+    // A page written by hand, then the same operation.
+    v.write(
+        "concepts/hand.md",
+        wiki_testkit::page(
+            &[
+                "id: concept.hand",
+                "pageType: concept",
+                "title: Hand",
+                "claims:",
+                "  - id: claim.hand.1",
+                "    text: Written by hand.",
+                "    confidence: 0.1",
+            ],
+            "# Hand\n\nSee [Alpha](../entities/alpha.md).\n",
+        ),
+    );
+    let run = apply(&v, &["--format", "text"], &[op]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "No changes for entities/alpha.md via add_question. Refreshed 9 index files.\n"
+    );
+    assert_ne!(rev(&v, "HEAD"), head);
+    let log = v.git(&["log", "-1", "--format=%s%n%(trailers:only,unfold)"]);
+    assert!(
+        log.starts_with("Compile wiki vault: 7 files updated\n")
+            && log.contains("Wiki-Op: compile\n")
+            && log.contains("Wiki-Page: reports/low-confidence.md\n")
+            && log.contains("Wiki-Agent: main\n"),
+        "{log}"
+    );
+    assert!(v.read("reports/low-confidence.md").contains("claim.hand.1"));
+    assert!(
+        v.read("entities/alpha.md")
+            .contains("[Hand](../concepts/hand.md)")
+    );
+    let check = v.run("wiki", &["compile", "--check", "--force"]);
+    assert_eq!(check.stdout, "");
+    check.expect_code(0);
+}
