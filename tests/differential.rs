@@ -1,12 +1,15 @@
 //! Differential test of the incremental paths (parse cache, stat data, Related scope, patched
-//! dashboards, spliced digest and claim lines, kept indexes, segmented blobs): random
-//! operations and batches (also as an agent, dry runs and without compiling), hand edits (some
-//! keeping size and modification time; CRLF, non-ASCII titles, broken frontmatter, deleted and
-//! new pages), hand commits, plain compiles, rollbacks, `wiki gc` and clock moves, on a vault
-//! from `scripts/gen-vault` (native links for odd seeds, obsidian for even). After every step the
-//! vault is exactly what a compile from scratch makes: `wiki compile --check --force` without
-//! the parse cache finds nothing to change, and the derived caches are what `wiki-digest`
-//! computes from the pages. At the end `git fsck --strict` is clean.
+//! dashboards, spliced digest and claim lines, kept indexes, segmented blobs, search and memory
+//! indexes, the search server). On a vault from `scripts/gen-vault` (native links for odd
+//! seeds, obsidian for even ones), random steps: operations and batches (also as an agent, two
+//! writers at once, dry runs, without compiling), hand edits (some keeping size and
+//! modification time; CRLF, non-ASCII titles, broken frontmatter, deleted and new pages), hand
+//! commits, plain compiles, `wiki lint`, rollbacks, `wiki gc`, clock moves and edits of the
+//! memory workspace. After every step the vault is exactly what a compile from scratch makes
+//! (`wiki compile --check --force` without the parse cache finds nothing to change, the derived
+//! caches are what `wiki-digest` computes from the pages), and lint, searches in every mode
+//! (in-process and served) and memory recall answer as they do without caches and indexes. At
+//! the end `git fsck --strict` is clean.
 //!
 //! `WIKI_DIFF_STEPS` (default 40), `WIKI_DIFF_SEED` (default 1) and `WIKI_DIFF_PAGES` (default
 //! 80) run other sequences locally, e.g.
@@ -689,6 +692,16 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             5 => {
                 r.run("wiki", &["gc"], None).expect_code(0);
                 did.push("gc".into());
+            }
+            12 => {
+                // `wiki lint` writes and commits reports/lint.md (findings: exit 1).
+                let lint = r.run("wiki", &["lint"], None);
+                assert!(
+                    lint.code == 0 || lint.code == 1,
+                    "step {step}: lint\n{}",
+                    lint.stderr
+                );
+                did.push("lint".into());
             }
             10 if !uncompiled => {
                 // Undo an older operation: applied, or refused (exit 1, nothing written) when
