@@ -148,11 +148,52 @@ const WORDS: [&str; 12] = [
     "audit", "window",
 ];
 
+/// Fragments that YAML, JSON, Markdown or the managed blocks treat specially.
+const AWKWARD: [&str; 24] = [
+    ": colon",
+    " #hash",
+    "\"quoted\"",
+    "'single'",
+    "back\\slash",
+    "{brace}",
+    "[bracket]",
+    "*star*",
+    "&anchor",
+    "!tag",
+    "%pct",
+    "@at",
+    "`tick`",
+    "<angle>",
+    "| pipe",
+    "> gt",
+    "Zoë 東京",
+    "rocket 🚀",
+    "--- dashes",
+    "<!-- openclaw:wiki:related:start -->",
+    "[[link]]",
+    "~tilde",
+    "a,b",
+    "[x](y.md)",
+];
+/// Whole texts a YAML reader would take for another type, or for structure, unless quoted.
+const SCALARS: [&str; 10] = [
+    "null", "true", "0.5", "yes", "- dash", "? q", "~", "1e3", "0x1f", "'",
+];
+
 fn sentence(rng: &mut Rng, step: usize) -> String {
+    if rng.chance(5) {
+        return rng.pick(&SCALARS).to_string();
+    }
     let n = 3 + rng.below(6);
-    let words: Vec<&str> = (0..n).map(|_| *rng.pick(&WORDS)).collect();
+    let mut words: Vec<&str> = (0..n).map(|_| *rng.pick(&WORDS)).collect();
+    if rng.chance(25) {
+        let at = rng.below(words.len() + 1);
+        words.insert(at, *rng.pick(&AWKWARD));
+    }
     let mut s = words.join(" ");
-    s[..1].make_ascii_uppercase();
+    if s.is_char_boundary(1) {
+        s[..1].make_ascii_uppercase();
+    }
     format!("{s} {step}.")
 }
 
@@ -438,6 +479,50 @@ fn memory_edit(ws: &Path, rng: &mut Rng, step: usize) -> String {
             std::fs::write(&path, format!("- {}\n", sentence(rng, step))).unwrap();
             format!("memory: wrote {}", path.display())
         }
+    }
+}
+
+/// The text an operation gave (a claim's, a question, a contradiction) is what the compiled
+/// vault reads back, character for character.
+fn check_text_landed(r: &Ctx<'_>, op: &str, what: &str) {
+    let op: Value = serde_json::from_str(op).unwrap();
+    let kind = op["op"].as_str().unwrap_or_default();
+    if let (Some(text), Some(id)) = (
+        op["text"].as_str(),
+        op["newClaimId"].as_str().or(op["claimId"].as_str()),
+    ) {
+        let claims = r.run("wiki-digest", &["--claims"], None);
+        let found = claims
+            .jsonl()
+            .into_iter()
+            .filter(|c| c["id"] == id)
+            .map(|c| c["text"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            found.iter().any(|t| t == text),
+            "{what}: claim {id} reads {found:?}"
+        );
+    }
+    let listed = match kind {
+        "add_question" => Some(("question", "questions")),
+        "add_contradiction" => Some(("contradiction", "contradictions")),
+        _ => None,
+    };
+    if let Some((field, list)) = listed {
+        let text = op[field].as_str().unwrap_or_default();
+        let digest = r.run("wiki-digest", &["--digest"], None).json();
+        let page = op["page"].as_str().unwrap_or_default();
+        let found = digest["pages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["path"] == page || p["id"] == page)
+            .any(|p| {
+                p[list]
+                    .as_array()
+                    .is_some_and(|l| l.iter().any(|q| q == text))
+            });
+        assert!(found, "{what}: {list} of {page} lack {text:?}");
     }
 }
 
@@ -828,6 +913,9 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                     a.stderr,
                     log.join("\n")
                 );
+                if let [op] = ops.as_slice() {
+                    check_text_landed(&r, op, &format!("step {step}: {op}"));
+                }
                 did.extend(ops);
                 uncompiled = false;
             }
