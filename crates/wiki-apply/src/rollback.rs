@@ -175,6 +175,10 @@ pub fn rollback(
                 pages.join(", ")
             )));
         }
+        // Rolling back twice is a no-op: nothing to undo, nothing compiled or committed.
+        if outcome.page_changes.is_empty() {
+            return Ok(outcome);
+        }
         (outcome.compile_changes, outcome.compiled) =
             compile_into(compiler, files.as_ref(), &mut outcome.page_changes, now)?;
         let Some(lock) = &lock else {
