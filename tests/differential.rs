@@ -285,7 +285,13 @@ fn operation(rng: &mut Rng, s: &State, step: usize, k: usize) -> Value {
 fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     let PageState { path, kind, .. } = rng.pick(&s.pages).clone();
     let text = v.read(&path);
-    match rng.below(10) {
+    match rng.below(11) {
+        10 => {
+            // A copy under another name: two pages with one id, every claim id on both.
+            let copy = format!("{}-copy-{step}.md", path.trim_end_matches(".md"));
+            v.write(&copy, &text);
+            format!("copied {path} to {copy}")
+        }
         7 => {
             // Windows line endings.
             v.write(&path, text.replace("\r\n", "\n").replace('\n', "\r\n"));
