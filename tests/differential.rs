@@ -4,9 +4,10 @@
 //! seeds, obsidian for even ones), random steps: operations and batches (also as an agent, two
 //! writers at once, dry runs, without compiling), hand edits (some keeping size and
 //! modification time; CRLF, non-ASCII titles, broken frontmatter, deleted and new pages), hand
-//! commits, plain compiles, `wiki lint`, rollbacks, `wiki gc`, clock moves and edits of the
-//! memory workspace. After every step the vault is exactly what a compile from scratch makes
-//! (`wiki compile --check --force` without the parse cache finds nothing to change, the derived
+//! commits, plain compiles, `wiki lint`, rollbacks, `wiki gc`, writers killed mid-way, clock
+//! moves and edits of the memory workspace. After every step the vault is exactly what a
+//! compile from scratch makes (`wiki compile --check --force` without the parse cache finds
+//! nothing to change, the derived
 //! caches are what `wiki-digest` computes from the pages), and lint, searches in every mode
 //! (in-process and served) and memory recall answer as they do without caches and indexes. At
 //! the end `git fsck --strict` is clean.
@@ -762,7 +763,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
         }
         // Hand edits may have deleted pages: operations are drawn from what is there now.
         let s = if did.is_empty() { s } else { r.state(&[]) };
-        match rng.below(20) {
+        match rng.below(21) {
             0 | 1 => {
                 let c = r.run("wiki", &["compile"], None);
                 c.expect_code(0);
@@ -783,6 +784,34 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             5 => {
                 r.run("wiki", &["gc"], None).expect_code(0);
                 did.push("gc".into());
+            }
+            13 => {
+                // A writer killed (SIGKILL) at a random moment: the next command rolls its
+                // commit forward or back, and no step after it sees a torn vault.
+                let ops: Vec<String> = (0..1 + rng.below(3))
+                    .map(|k| operation(&mut rng, &s, step, k).to_string())
+                    .collect();
+                let mut cmd = v.command("wiki-apply");
+                cmd.env("WIKI_NOW", &r.now)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                let mut child = cmd.spawn().expect("spawn wiki-apply");
+                {
+                    use std::io::Write;
+                    let mut stdin = child.stdin.take().expect("stdin");
+                    let _ = stdin.write_all((ops.join("\n") + "\n").as_bytes());
+                }
+                let delay = rng.below(40) as u64;
+                std::thread::sleep(std::time::Duration::from_millis(delay));
+                let _ = child.kill();
+                let status = child.wait().expect("wait");
+                did.push(format!(
+                    "killed after {delay} ms ({status}): {}",
+                    ops.join(" | ")
+                ));
+                // Whether it landed or not, the next compile or operation catches up.
+                uncompiled = true;
             }
             12 => {
                 // `wiki lint` writes and commits reports/lint.md (findings: exit 1).
