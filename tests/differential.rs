@@ -574,7 +574,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// A copy of the vault, compiled from scratch without touching the vault, must find nothing to
 /// change; the derived caches must be what the pages give.
-fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
+fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)], lookups: &[String]) {
     let scratch = tempfile::tempdir().unwrap();
     let copy = scratch.path().join("vault");
     copy_tree(&r.v.root, &copy);
@@ -626,6 +626,9 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)]) {
     }
     // Recall from the memory layer: the vault's memory index, refreshed incrementally, ranks
     // as a fresh one (the copy's index directory is gone).
+    for lookup in lookups {
+        assert_same_output(r, what, vault, "wiki", &["get", lookup, "--format", "json"]);
+    }
     let ws = r.ws.to_str().unwrap();
     for (_, query) in queries {
         let args = [
@@ -737,7 +740,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
     // Settled files: the next compile records their stat data, so that later steps trust it.
     v.settle();
     r.run("wiki", &["compile", "--force"], None).expect_code(0);
-    check_against_scratch(&r, "after the first compile", &[]);
+    check_against_scratch(&r, "after the first compile", &[], &[]);
     let server = Server::start(&v);
     let mut day = 0;
     let mut log: Vec<String> = Vec::new();
@@ -976,10 +979,18 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                 )
             })
             .collect();
+        // `wiki get` by claim id and by page id or path (from before the step: gone is fine).
+        let mut lookups = Vec::new();
+        if !s.claims.is_empty() {
+            lookups.push(rng.pick(&s.claims).0.clone());
+        }
+        let page = rng.pick(&s.pages);
+        lookups.push(page.id.clone().unwrap_or_else(|| page.path.clone()));
         check_against_scratch(
             &r,
             &format!("{what}\nsteps so far:\n{}", log.join("\n")),
             &queries,
+            &lookups,
         );
     }
     assert!(server.requests(&v) > 0, "the server answered no search");
