@@ -282,6 +282,41 @@ fn operation(rng: &mut Rng, s: &State, step: usize, k: usize) -> Value {
     }
 }
 
+/// `n` operations valid together: no claim is named twice (a second supersede would find it
+/// superseded) and no question or contradiction is resolved twice.
+fn batch(rng: &mut Rng, s: &State, step: usize, n: usize) -> Vec<String> {
+    let key = |op: &Value| -> Option<String> {
+        let kind = op["op"].as_str().unwrap_or_default();
+        if let Some(claim) = op["claimId"].as_str() {
+            return Some(format!("claim {claim} {}", op["page"]));
+        }
+        kind.starts_with("resolve_").then(|| {
+            format!(
+                "{kind} {} {}",
+                op["page"],
+                op["question"]
+                    .as_str()
+                    .or(op["contradiction"].as_str())
+                    .unwrap_or_default()
+            )
+        })
+    };
+    let mut ops: Vec<Value> = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut op = operation(rng, s, step, k);
+        for _ in 0..20 {
+            match key(&op) {
+                Some(key_of) if ops.iter().any(|o| key(o).as_ref() == Some(&key_of)) => {
+                    op = operation(rng, s, step, k);
+                }
+                _ => break,
+            }
+        }
+        ops.push(op);
+    }
+    ops.iter().map(Value::to_string).collect()
+}
+
 /// A hand edit of a random page (not compiled, not committed); returns what it did.
 fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     let PageState { path, kind, .. } = rng.pick(&s.pages).clone();
@@ -791,9 +826,8 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             13 => {
                 // A writer killed (SIGKILL) at a random moment: the next command rolls its
                 // commit forward or back, and no step after it sees a torn vault.
-                let ops: Vec<String> = (0..1 + rng.below(3))
-                    .map(|k| operation(&mut rng, &s, step, k).to_string())
-                    .collect();
+                let n = 1 + rng.below(3);
+                let ops = batch(&mut rng, &s, step, n);
                 let mut cmd = v.command("wiki-apply");
                 cmd.env("WIKI_NOW", &r.now)
                     .stdin(std::process::Stdio::piped())
@@ -939,9 +973,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             }
             _ => {
                 let n = if rng.chance(25) { 2 + rng.below(3) } else { 1 };
-                let ops: Vec<String> = (0..n)
-                    .map(|k| operation(&mut rng, &s, step, k).to_string())
-                    .collect();
+                let ops = batch(&mut rng, &s, step, n);
                 let input = ops.join("\n") + "\n";
                 let a = r.run("wiki-apply", &[], Some(&input));
                 assert_eq!(
