@@ -9,8 +9,9 @@
 //! compile from scratch makes (`wiki compile --check --force` without the parse cache finds
 //! nothing to change, the derived
 //! caches are what `wiki-digest` computes from the pages), and lint, searches in every mode
-//! (in-process and served) and memory recall answer as they do without caches and indexes. At
-//! the end `git fsck --strict` is clean.
+//! (in-process and served), memory recall and `wiki get` answer as they do without caches and
+//! indexes. At the end `wiki history` of a few claims lists exactly the commits that changed
+//! them (every version parsed again), and `git fsck --strict` is clean.
 //!
 //! `WIKI_DIFF_STEPS` (default 40), `WIKI_DIFF_SEED` (default 1) and `WIKI_DIFF_PAGES` (default
 //! 80) run other sequences locally, e.g.
@@ -568,6 +569,95 @@ fn check_text_landed(r: &Ctx<'_>, op: &str, what: &str) {
     }
 }
 
+/// The claim `id` as the page at `path` had it in commit `rev` (`None`: no such page or claim),
+/// parsed by `wiki-parse` in a scratch vault: its history fields only.
+fn claim_at(
+    r: &Ctx<'_>,
+    rev: &str,
+    path: &str,
+    id: &str,
+    parsed: &mut std::collections::HashMap<String, Option<Value>>,
+) -> Option<Value> {
+    let blob =
+        r.v.git_run(&["rev-parse", "--verify", "-q", &format!("{rev}:{path}")]);
+    if blob.code != 0 {
+        return None;
+    }
+    let blob = blob.stdout.trim().to_string();
+    if let Some(known) = parsed.get(&blob) {
+        return known.clone();
+    }
+    let bytes = std::process::Command::new("git")
+        .args(["cat-file", "blob", &blob])
+        .current_dir(&r.v.root)
+        .output()
+        .expect("git cat-file")
+        .stdout;
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(scratch.path().join(".openclaw-wiki")).unwrap();
+    std::fs::create_dir_all(scratch.path().join("entities")).unwrap();
+    std::fs::write(scratch.path().join("entities/page.md"), bytes).unwrap();
+    let run = r.run(
+        "wiki-parse",
+        &["--vault", scratch.path().to_str().unwrap()],
+        None,
+    );
+    let claim = run.jsonl().into_iter().find_map(|rec| {
+        rec["claims"]
+            .as_array()?
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| {
+                let fields = [
+                    "text",
+                    "status",
+                    "confidence",
+                    "evidence",
+                    "validFrom",
+                    "validUntil",
+                    "supersedes",
+                    "supersededBy",
+                ];
+                Value::Object(
+                    fields
+                        .iter()
+                        .map(|f| (f.to_string(), c[*f].clone()))
+                        .collect(),
+                )
+            })
+    });
+    parsed.insert(blob, claim.clone());
+    claim
+}
+
+/// `wiki history CLAIM` (entries on `path`) against the versions of the page.
+fn check_claim_history(r: &Ctx<'_>, id: &str, path: &str) {
+    let mut parsed = std::collections::HashMap::new();
+    let log =
+        r.v.git(&["log", "--first-parent", "--format=%H", "--", path]);
+    let mut expected = Vec::new();
+    for commit in log.lines() {
+        let after = claim_at(r, commit, path, id, &mut parsed);
+        let before = claim_at(r, &format!("{commit}^"), path, id, &mut parsed);
+        if after != before {
+            expected.push(commit.to_string());
+        }
+    }
+    let run = r.run("wiki", &["history", id, "--format", "jsonl"], None);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "history {id}\n{}",
+        run.stderr
+    );
+    let listed: Vec<String> = run
+        .jsonl()
+        .into_iter()
+        .filter(|e| e["pagePath"] == path)
+        .map(|e| e["commit"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(listed, expected, "wiki history {id} on {path}");
+}
+
 /// `name args` on the vault and on `copy` (a copy without its caches and indexes) print the
 /// same (found or not: exit 0 or 1).
 fn assert_same_output(r: &Ctx<'_>, what: &str, copy: &str, name: &str, args: &[&str]) {
@@ -1024,6 +1114,16 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
             &queries,
             &lookups,
         );
+    }
+    // `wiki history` of a few claims lists exactly the commits where a page's version of the
+    // claim differs from its first parent's, as read from every version with `wiki-parse`.
+    let s = r.state(&[]);
+    for _ in 0..3 {
+        if s.claims.is_empty() {
+            break;
+        }
+        let (id, path, _) = rng.pick(&s.claims).clone();
+        check_claim_history(&r, &id, &path);
     }
     assert!(server.requests(&v) > 0, "the server answered no search");
     drop(server);
