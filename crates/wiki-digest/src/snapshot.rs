@@ -266,7 +266,7 @@ impl Snapshot {
             .map_or(0, |d| d.as_secs() as i64);
         let started = std::time::Instant::now();
         let (cache, (page_files, extra)) = rayon::join(cache, || {
-            rayon::join(|| vault::scan(vault_dir), || read_extra(vault_dir))
+            rayon::join(|| vault::scan_stat(vault_dir), || read_extra(vault_dir))
         });
         let listed = started.elapsed();
         let page_files = page_files?;
@@ -289,11 +289,11 @@ impl Snapshot {
             None => Ok((std::fs::read(&f.abs)?, None)),
         };
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
-        let statter = vault::PageStatter::new(&page_files);
-        // Each listed file moves into its entry (its paths are not copied).
+        // Each listed file moves into its entry (its paths are not copied); its stat data came
+        // with the listing.
         let results: Vec<Result<Read, PageError>> = page_files
             .into_par_iter()
-            .map(|f| {
+            .map(|vault::StatedFile { file: f, stat }| {
                 let err = |message: String| PageError {
                     path: f.path.clone(),
                     line: 1,
@@ -302,8 +302,8 @@ impl Snapshot {
                 if let Some(problem) = &f.problem {
                     return Err(err(problem.clone()));
                 }
-                let (len, stat) = statter
-                    .stat(&f)
+                let (len, stat) = stat
+                    .unwrap_or_else(|| Err(std::io::Error::other("not statted")))
                     .map_err(|e| err(format!("cannot read: {e}")))?;
                 if len as usize > wiki_parse::page::MAX_PAGE_BYTES {
                     return Err(err(format!(
@@ -380,7 +380,7 @@ impl Snapshot {
             wiki_cli::warn(
                 "trace",
                 &format!(
-                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled, {} blob ids from the git index), {} other files; cache, listing and other files {:.1} ms, then stat data {:.1} ms (assembled in {:.1} ms)",
+                    "snapshot: {pages} pages ({trusted} vouched for by the parse cache, {} settled, {} blob ids from the git index), {} other files; cache, listing with stat data and other files {:.1} ms, then the rest {:.1} ms (assembled in {:.1} ms)",
                     snap.disk.len(),
                     indexed_count.into_inner(),
                     snap.files.len() - pages,
