@@ -192,7 +192,8 @@ fn sentence(rng: &mut Rng, step: usize) -> String {
         let at = rng.below(words.len() + 1);
         words.insert(at, *rng.pick(&AWKWARD));
     }
-    let mut s = words.join(" ");
+    // (Texts are trimmed by the operations, as by the original.)
+    let mut s = words.join(" ").trim().to_string();
     if s.is_char_boundary(1) {
         s[..1].make_ascii_uppercase();
     }
@@ -937,6 +938,13 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                     "killed after {delay} ms ({status}): {}",
                     ops.join(" | ")
                 ));
+                // Any wiki command that opens the repository finishes or undoes the killed
+                // commit and removes the git lock files it held (a human's `git commit` before
+                // that finds `main.lock`, as after a killed git).
+                r.run("wiki", &["agent", "list"], None).expect_code(0);
+                for lock in [".git/index.lock", ".git/refs/heads/main.lock"] {
+                    assert!(!v.exists(lock), "step {step}: {lock} left after recovery");
+                }
                 // Whether it landed or not, the next compile or operation catches up.
                 uncompiled = true;
             }
