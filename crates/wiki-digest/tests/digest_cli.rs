@@ -177,6 +177,14 @@ fn agent_flag_reads_the_agent_branch() {
         "{}",
         missing.stderr
     );
+    // An agent without a branch reads HEAD: with the work tree clean, the very records (same
+    // order) that the work tree gives.
+    std::fs::remove_file(v.path("concepts/main-only.md")).unwrap();
+    assert_eq!(v.status(), "");
+    let head = v.run("wiki-parse", &["--agent", "nobody-yet"]);
+    head.expect_code(0);
+    let work_tree = v.run("wiki-parse", &[]);
+    assert_eq!(head.stdout, work_tree.stdout);
     let bad = v.run("wiki-parse", &["--agent", "a..b"]);
     bad.expect_code(2);
     assert!(

@@ -209,12 +209,16 @@ fn parse_rev(
                 arg.display()
             )));
         }
-        for page in pages {
-            if !listed.iter().any(|(p, _)| *p == page.0) {
-                listed.push(page);
-            }
-        }
+        listed.extend(pages);
     }
+    // In the work tree's scan order (kinds in `PageKind::ALL` order, then paths), each page once.
+    let kind_rank = |p: &str| {
+        crate::PageKind::from_path(p)
+            .and_then(|k| crate::PageKind::ALL.iter().position(|x| *x == k))
+            .unwrap_or(usize::MAX)
+    };
+    listed.sort_by(|(a, _), (b, _)| (kind_rank(a), a).cmp(&(kind_rank(b), b)));
+    listed.dedup_by(|(a, _), (b, _)| a == b);
     let ids: Vec<wiki_store::ObjectId> = listed.iter().map(|(_, id)| *id).collect();
     let blobs = store.read_blobs(&ids).map_err(CliError::runtime)?;
     use rayon::prelude::*;
