@@ -656,6 +656,9 @@ fn check_claim_history(r: &Ctx<'_>, id: &str, path: &str) {
         .filter(|e| e["pagePath"] == path)
         .map(|e| e["commit"].as_str().unwrap_or_default().to_string())
         .collect();
+    if listed != expected {
+        keep_for_inspection(r);
+    }
     assert_eq!(listed, expected, "wiki history {id} on {path}");
 }
 
