@@ -618,6 +618,7 @@ fn claim_at(
                     "validUntil",
                     "supersedes",
                     "supersededBy",
+                    "updatedAt",
                 ];
                 Value::Object(
                     fields

@@ -3,7 +3,8 @@
 //! A lookup is a page path or id (resolved like `wiki get`) or a claim id (`claim:` prefix
 //! optional). Pages are followed along the first-parent history of the target branch by path;
 //! claims are followed by id on the pages that hold them now, and each entry says how the claim's
-//! text, status, confidence, evidence and validity changed in that commit. Commits without a
+//! text, status, confidence, evidence, validity and `updatedAt` changed in that commit (a claim
+//! that only moved within its page has no entry). Commits without a
 //! `Wiki-Op` trailer (made by hand with git, or recorded by the store as human edits) are
 //! included and marked `manual`.
 
@@ -237,7 +238,9 @@ pub fn history(session: &Session, subject: &Subject) -> Result<Vec<Entry>> {
                         (Some(_), None) => "deleted",
                         _ => "modified",
                     };
-                    if prev != now {
+                    // What the entry reports, not the claim's line: a claim that only moved
+                    // within its page did not change.
+                    if !changes.is_empty() {
                         let mut e = entry(info, path, change);
                         e.claim_id = Some(id.clone());
                         e.ops
@@ -336,6 +339,7 @@ pub fn claim_changes(before: Option<&Claim>, after: Option<&Claim>) -> Vec<Field
     push("validUntil", &b.valid_until, &a.valid_until);
     push("supersedes", &b.supersedes, &a.supersedes);
     push("supersededBy", &b.superseded_by, &a.superseded_by);
+    push("updatedAt", &b.updated_at, &a.updated_at);
     out
 }
 
@@ -404,9 +408,15 @@ mod tests {
             source_id: Some("s".into()),
             ..Evidence::default()
         });
+        b.updated_at = Some("2026-04-05T12:00:00.000Z".into());
+        b.line = Some(12);
         let ch = claim_changes(Some(&a), Some(&b));
         let fields: Vec<&str> = ch.iter().map(|c| c.field.as_str()).collect();
-        assert_eq!(fields, ["status", "confidence", "evidence"]);
+        assert_eq!(fields, ["status", "confidence", "evidence", "updatedAt"]);
+        // A claim that only moved within its page did not change.
+        let mut moved = a.clone();
+        moved.line = Some(40);
+        assert!(claim_changes(Some(&a), Some(&moved)).is_empty());
         assert_eq!(ch[1].to, Json::Null);
         let added = claim_changes(None, Some(&a));
         assert_eq!(added[0].field, "text");

@@ -78,7 +78,8 @@ fn history_of_a_claim_across_three_commits() {
         recs[2]["changes"],
         serde_json::json!([
             {"field": "status", "from": "supported", "to": "contested"},
-            {"field": "confidence", "from": 0.9, "to": 0.4}
+            {"field": "confidence", "from": 0.9, "to": 0.4},
+            {"field": "updatedAt", "from": "2026-03-20T00:00:00.000Z", "to": "2026-04-05T12:00:00.000Z"}
         ])
     );
     assert_eq!(recs[2]["ops"][0]["op"], "update_claim");

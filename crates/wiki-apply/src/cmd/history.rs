@@ -10,7 +10,8 @@ use crate::session::Session;
 ///
 /// LOOKUP is a page path or id (resolved like `wiki get`) or a claim id (`claim:` prefix
 /// optional). For a claim, each entry lists what changed in that commit: text, status,
-/// confidence, evidence, validFrom/validUntil, supersedes/supersededBy. Commits made by hand
+/// confidence, evidence, validFrom/validUntil, supersedes/supersededBy, updatedAt (a claim that
+/// only moved within its page has no entry). Commits made by hand
 /// (no `Wiki-Op` trailer) are included and marked `"manual": true` (`[manual]` in text).
 /// Output: JSON Lines `{"type":"history",...}` records (default), `--format text`, or `--json`
 /// (one array). Exit status 0, 1 when nothing changed the page or claim, 2 on errors.
