@@ -506,16 +506,12 @@ pub fn apply_batch(
     }
 }
 
-/// The committed files among `compiled` (not the derived caches), sorted.
-fn committed_paths(compiled: &[FileChange]) -> Vec<&str> {
-    let mut paths: Vec<&str> = compiled
+/// The committed files among `compiled` (not the derived caches).
+fn committed_paths(compiled: &[FileChange]) -> impl Iterator<Item = &str> {
+    compiled
         .iter()
         .map(|c| c.path.as_str())
         .filter(|p| !wiki_digest::derived::is_derived(p))
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
-    paths
 }
 
 /// The commit subject of a batch; a batch that changed no page commits only what its compile
@@ -523,13 +519,7 @@ fn committed_paths(compiled: &[FileChange]) -> Vec<&str> {
 pub fn subject(results: &[OpResult], compiled: &[FileChange]) -> String {
     let changed: Vec<&OpResult> = results.iter().filter(|r| r.changed).collect();
     match changed.as_slice() {
-        [] => {
-            let n = committed_paths(compiled).len();
-            format!(
-                "Compile wiki vault: {n} file{} updated",
-                if n == 1 { "" } else { "s" }
-            )
-        }
+        [] => wiki_digest::context::compile_subject(committed_paths(compiled).count()),
         [one] => format!("wiki apply: {} {}", one.op.as_str(), one.page_path),
         many => {
             let mut pages: Vec<&str> = many.iter().map(|r| r.page_path.as_str()).collect();
@@ -556,18 +546,10 @@ pub fn trailers(
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if results.iter().all(|r| !r.changed) {
-        use wiki_digest::context::MAX_PAGE_TRAILERS;
-        let paths = committed_paths(compiled);
         out.push(("Wiki-Op".to_string(), "compile".to_string()));
-        for p in paths.iter().take(MAX_PAGE_TRAILERS) {
-            out.push(("Wiki-Page".to_string(), (*p).to_string()));
-        }
-        if paths.len() > MAX_PAGE_TRAILERS {
-            out.push((
-                "Wiki-Pages-More".to_string(),
-                (paths.len() - MAX_PAGE_TRAILERS).to_string(),
-            ));
-        }
+        out.extend(wiki_digest::context::page_trailers(committed_paths(
+            compiled,
+        )));
         out.push(("Wiki-Agent".to_string(), agent.to_string()));
         return out;
     }

@@ -41,6 +41,34 @@ use crate::snapshot::{Snapshot, error_chain};
 /// `Wiki-Pages-More: N`.
 pub const MAX_PAGE_TRAILERS: usize = 50;
 
+/// `wiki compile`'s commit subject for `n` committed files.
+pub fn compile_subject(n: usize) -> String {
+    format!(
+        "Compile wiki vault: {n} file{} updated",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// `Wiki-Page: <path>` per path (sorted, each once; at most [`MAX_PAGE_TRAILERS`], then
+/// `Wiki-Pages-More: N`).
+pub fn page_trailers<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<(String, String)> {
+    let mut paths: Vec<&str> = paths.into_iter().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut out: Vec<(String, String)> = paths
+        .iter()
+        .take(MAX_PAGE_TRAILERS)
+        .map(|p| ("Wiki-Page".to_string(), (*p).to_string()))
+        .collect();
+    if paths.len() > MAX_PAGE_TRAILERS {
+        out.push((
+            "Wiki-Pages-More".to_string(),
+            (paths.len() - MAX_PAGE_TRAILERS).to_string(),
+        ));
+    }
+    out
+}
+
 /// Where the snapshot is read from and where commits go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
@@ -349,18 +377,8 @@ impl VaultContext {
         req.body = spec.body.clone();
         req.trailers.push(("Wiki-Op".into(), spec.op.clone()));
         req.trailers.extend(spec.trailers.iter().cloned());
-        let mut paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-        paths.sort_unstable();
-        paths.dedup();
-        for p in paths.iter().take(MAX_PAGE_TRAILERS) {
-            req.trailers.push(("Wiki-Page".into(), (*p).to_string()));
-        }
-        if paths.len() > MAX_PAGE_TRAILERS {
-            req.trailers.push((
-                "Wiki-Pages-More".into(),
-                (paths.len() - MAX_PAGE_TRAILERS).to_string(),
-            ));
-        }
+        req.trailers
+            .extend(page_trailers(changes.iter().map(|c| c.path.as_str())));
         req.trailers.push(("Wiki-Agent".into(), self.agent_label()));
         req.expected_parent = self.base;
         if let Mode::Agent { exists: false, .. } = &self.mode {

@@ -142,6 +142,11 @@ fn check_vault(vault: &Path) -> Result<(), VaultError> {
     }
 }
 
+/// The problem of a page that is a symbolic link.
+const SYMLINKED_PAGE: &str = "symlink not followed: pages must be regular files inside the vault";
+/// The problem of an entry whose name is not UTF-8.
+const NOT_UTF8: &str = "file name is not valid UTF-8";
+
 fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<(), VaultError> {
     let entries = std::fs::read_dir(dir).map_err(|e| VaultError::Unreadable {
         path: dir.to_path_buf(),
@@ -157,7 +162,7 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
             out.push(PageFile {
                 path: format!("{rel}/{}", entry.file_name().to_string_lossy()),
                 abs: entry.path(),
-                problem: Some("file name is not valid UTF-8".into()),
+                problem: Some(NOT_UTF8.into()),
             });
             continue;
         };
@@ -178,9 +183,7 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
                 out.push(PageFile {
                     path,
                     abs,
-                    problem: Some(
-                        "symlink not followed: pages must be regular files inside the vault".into(),
-                    ),
+                    problem: Some(SYMLINKED_PAGE.into()),
                 });
             }
         } else if ft.is_dir() {
@@ -268,29 +271,44 @@ impl PageStatter {
 /// The page directories are read side by side, their listings concatenated in
 /// [`PageKind::ALL`] order.
 pub fn scan(vault: &Path) -> Result<Vec<PageFile>, VaultError> {
+    scan_kinds(
+        vault,
+        |dir, rel| {
+            let mut out = Vec::new();
+            walk(dir, rel, 0, &mut out)?;
+            Ok(out)
+        },
+        |file| file,
+    )
+}
+
+/// The page directories of `vault` side by side, each walked by `walk` (directory, vault
+/// path), their listings concatenated in [`PageKind::ALL`] order; a symbolic link in place of
+/// a page directory is listed as a problem (`problem` makes the entry), a missing one is empty.
+fn scan_kinds<T: Send>(
+    vault: &Path,
+    walk: impl Fn(&Path, &str) -> Result<Vec<T>, VaultError> + Sync,
+    problem: impl Fn(PageFile) -> T + Sync,
+) -> Result<Vec<T>, VaultError> {
     check_vault(vault)?;
-    let listed: Vec<Result<Vec<PageFile>, VaultError>> = PageKind::ALL
+    let listed: Vec<Result<Vec<T>, VaultError>> = PageKind::ALL
         .par_iter()
         .map(|kind| {
-            let mut out = Vec::new();
             let dir = vault.join(kind.dir());
             match std::fs::symlink_metadata(&dir) {
-                Ok(m) if m.is_dir() => walk(&dir, kind.dir(), 0, &mut out)?,
-                Ok(m) if m.file_type().is_symlink() => out.push(PageFile {
+                Ok(m) if m.is_dir() => walk(&dir, kind.dir()),
+                Ok(m) if m.file_type().is_symlink() => Ok(vec![problem(PageFile {
                     path: kind.dir().to_string(),
                     abs: dir,
                     problem: Some("symlinked page directory not followed".into()),
+                })]),
+                Ok(_) => Ok(Vec::new()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+                Err(e) => Err(VaultError::Unreadable {
+                    path: dir,
+                    source: e,
                 }),
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(VaultError::Unreadable {
-                        path: dir,
-                        source: e,
-                    });
-                }
             }
-            Ok(out)
         })
         .collect();
     let mut out = Vec::new();
@@ -320,35 +338,11 @@ pub struct StatedFile {
 pub fn scan_stat(vault: &Path) -> Result<Vec<StatedFile>, VaultError> {
     #[cfg(target_os = "linux")]
     {
-        check_vault(vault)?;
-        let listed: Vec<Result<Vec<StatedFile>, VaultError>> = PageKind::ALL
-            .par_iter()
-            .map(|kind| {
-                let dir = vault.join(kind.dir());
-                match std::fs::symlink_metadata(&dir) {
-                    Ok(m) if m.is_dir() => fast::walk(&dir, kind.dir(), 0),
-                    Ok(m) if m.file_type().is_symlink() => Ok(vec![StatedFile {
-                        file: PageFile {
-                            path: kind.dir().to_string(),
-                            abs: dir,
-                            problem: Some("symlinked page directory not followed".into()),
-                        },
-                        stat: None,
-                    }]),
-                    Ok(_) => Ok(Vec::new()),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-                    Err(e) => Err(VaultError::Unreadable {
-                        path: dir,
-                        source: e,
-                    }),
-                }
-            })
-            .collect();
-        let mut out = Vec::new();
-        for files in listed {
-            out.extend(files?);
-        }
-        Ok(out)
+        scan_kinds(
+            vault,
+            |dir, rel| fast::walk(dir, rel, 0),
+            |file| StatedFile { file, stat: None },
+        )
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -424,7 +418,7 @@ mod fast {
                     file: PageFile {
                         path: format!("{rel}/{lossy}"),
                         abs: dir.join(std::ffi::OsStr::from_bytes(bytes)),
-                        problem: Some("file name is not valid UTF-8".into()),
+                        problem: Some(super::NOT_UTF8.into()),
                     },
                     stat: None,
                 });
@@ -485,10 +479,7 @@ mod fast {
                         file: PageFile {
                             path,
                             abs,
-                            problem: Some(
-                                "symlink not followed: pages must be regular files inside the vault"
-                                    .into(),
-                            ),
+                            problem: Some(super::SYMLINKED_PAGE.into()),
                         },
                         stat: None,
                     }),

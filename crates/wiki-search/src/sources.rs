@@ -37,6 +37,17 @@ fn ctime_ns(meta: &std::fs::Metadata) -> i64 {
     }
 }
 
+/// The listing record of a regular file with stat data `meta`.
+fn stated(path: String, meta: &std::fs::Metadata) -> SourceFile {
+    SourceFile {
+        path,
+        size: meta.len(),
+        mtime_ns: mtime_ns(meta),
+        ctime_ns: ctime_ns(meta),
+        blob: None,
+    }
+}
+
 /// Stat a list of `(relative path, absolute path)` pairs in parallel; files that vanished or are
 /// not regular files are skipped.
 fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
@@ -44,13 +55,7 @@ fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
         .into_par_iter()
         .filter_map(|(path, abs)| {
             let meta = std::fs::symlink_metadata(&abs).ok()?;
-            meta.is_file().then(|| SourceFile {
-                path,
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                ctime_ns: ctime_ns(&meta),
-                blob: None,
-            })
+            meta.is_file().then(|| stated(path, &meta))
         })
         .collect()
 }
@@ -60,13 +65,7 @@ fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
 /// about by file events).
 pub fn stat_page(vault: &Path, rel: &str) -> Option<SourceFile> {
     let meta = std::fs::symlink_metadata(vault.join(rel)).ok()?;
-    meta.is_file().then(|| SourceFile {
-        path: rel.to_string(),
-        size: meta.len(),
-        mtime_ns: mtime_ns(&meta),
-        ctime_ns: ctime_ns(&meta),
-        blob: None,
-    })
+    meta.is_file().then(|| stated(rel.to_string(), &meta))
 }
 
 /// Parse a page into its document (none when it does not parse or is too large).
@@ -121,13 +120,7 @@ fn walk_pages(dir: &Path, rel: &str, depth: usize) -> Vec<SourceFile> {
             && name != "index.md"
             && let Ok(meta) = e.metadata()
         {
-            files.push(SourceFile {
-                path: format!("{rel}/{name}"),
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                ctime_ns: ctime_ns(&meta),
-                blob: None,
-            });
+            files.push(stated(format!("{rel}/{name}"), &meta));
         }
     }
     let nested: Vec<Vec<SourceFile>> = subdirs

@@ -153,13 +153,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 .iter()
                 .filter(|c| !crate::derived::is_derived(&c.path))
                 .count();
-            let spec = CommitSpec::new(
-                "compile",
-                format!(
-                    "Compile wiki vault: {n} file{} updated",
-                    if n == 1 { "" } else { "s" }
-                ),
-            );
+            let spec = CommitSpec::new("compile", crate::context::compile_subject(n));
             let outcome = ctx.commit(&result.changes, &spec)?;
             let details = serde_json::json!({
                 "pageCounts": result.page_counts.to_json(),
