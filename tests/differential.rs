@@ -335,29 +335,24 @@ fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
             v.write(&path, text.replace("\r\n", "\n").replace('\n', "\r\n"));
             format!("CRLF {path}")
         }
-        8 => {
-            // A non-ASCII title (title order, slugs, JSON escapes).
-            let Some(line) = text.lines().find(|l| l.starts_with("title: ")) else {
-                return format!("nothing to retitle in {path}");
-            };
-            let edited = text.replacen(line, &format!("title: Zoë Ærø 東京 {step}"), 1);
-            v.write(&path, edited);
-            format!("non-ASCII title in {path}")
-        }
         9 if kind != "source" => {
             // Frontmatter that no longer parses: the page is reported, the others compile.
             let edited = text.replacen("title: ", "title: [unclosed ", 1);
             v.write(&path, edited);
             format!("broke the frontmatter of {path}")
         }
-        0 => {
-            // Retitle (indexes, Related blocks and dashboards list titles).
+        which @ (0 | 8) => {
+            // Retitle (indexes, Related blocks and dashboards list titles); 8: a non-ASCII
+            // title (title order, slugs, JSON escapes).
             let Some(line) = text.lines().find(|l| l.starts_with("title: ")) else {
                 return format!("nothing to retitle in {path}");
             };
-            let edited = text.replacen(line, &format!("{line} Renamed {step}"), 1);
-            v.write(&path, edited);
-            format!("retitled {path}")
+            let title = match which {
+                0 => format!("{line} Renamed {step}"),
+                _ => format!("title: Zoë Ærø 東京 {step}"),
+            };
+            v.write(&path, text.replacen(line, &title, 1));
+            format!("retitled {path}: {title}")
         }
         1 if kind != "source" => {
             std::fs::remove_file(v.path(&path)).unwrap();
