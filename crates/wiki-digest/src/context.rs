@@ -180,28 +180,24 @@ impl VaultContext {
             }
             Err(e) => return Err(store_error(e)),
         };
-        let current = store.current_branch().map_err(store_error)?;
         let mode = match agent {
-            None => Mode::Worktree { branch: current },
+            None => Mode::Worktree {
+                branch: store.current_branch().map_err(store_error)?,
+            },
             Some(id) => {
-                let branch = format!("agents/{id}");
-                if current.as_deref() == Some(branch.as_str()) {
-                    Mode::Worktree { branch: current }
-                } else {
-                    let exists = store
-                        .branch_tip(&branch)
-                        .map_err(|e| match e {
-                            wiki_store::Error::InvalidBranch { .. } => CliError::Usage(format!(
-                                "--agent {id}: `{branch}` is not a valid branch name"
-                            )),
-                            e => store_error(e),
-                        })?
-                        .is_some();
-                    Mode::Agent {
+                let agent = store.agent_branch(id).map_err(|e| match e {
+                    e @ wiki_store::Error::InvalidAgent { .. } => CliError::Usage(e.to_string()),
+                    e => store_error(e),
+                })?;
+                match agent.state {
+                    wiki_store::AgentState::CheckedOut => Mode::Worktree {
+                        branch: Some(agent.branch),
+                    },
+                    state => Mode::Agent {
                         id: id.to_string(),
-                        branch,
-                        exists,
-                    }
+                        branch: agent.branch,
+                        exists: matches!(state, wiki_store::AgentState::Tip(_)),
+                    },
                 }
             }
         };

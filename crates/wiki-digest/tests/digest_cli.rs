@@ -194,6 +194,78 @@ fn agent_flag_reads_the_agent_branch() {
     );
 }
 
+/// An agent's branch read from git gives what a checkout of it gives: the same records in the
+/// same order (a directory's pages where its name sorts), symbolic links where pages would be
+/// reported as problems, pages nested too deep for the scan left out. Checked for `wiki-parse`,
+/// `wiki-digest` and `wiki-lint`, with the branch checked out and then not.
+#[test]
+fn an_agent_branch_reads_as_its_checkout() {
+    let v = compiled();
+    v.git(&["checkout", "-q", "-b", "agents/ag"]);
+    let page = |id: &str| wiki_testkit::page(&[&format!("id: {id}"), &format!("title: {id}")], "");
+    v.write("concepts/nest.md", page("concept.nest-file"));
+    v.write("concepts/nest/inner.md", page("concept.nest-inner"));
+    let deep = format!("concepts/{}deep.md", "d/".repeat(17));
+    v.write(&deep, page("concept.too-deep"));
+    let fits = format!("concepts/{}fits.md", "d/".repeat(16));
+    v.write(&fits, page("concept.fits"));
+    std::os::unix::fs::symlink("nest.md", v.path("concepts/link.md")).unwrap();
+    std::os::unix::fs::symlink("../sources", v.path("concepts/linked-dir.md")).unwrap();
+    std::os::unix::fs::symlink("elsewhere", v.path("concepts/not-a-page")).unwrap();
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "agent pages"]);
+    let runs = |v: &wiki_testkit::Vault| -> Vec<(i32, String)> {
+        [
+            ("wiki-parse", &["--agent", "ag"][..]),
+            (
+                "wiki-parse",
+                &["--agent", "ag", "concepts", "--format", "text"],
+            ),
+            ("wiki-digest", &["--agent", "ag", "--digest"]),
+            ("wiki-digest", &["--agent", "ag", "--claims"]),
+            ("wiki-lint", &["--agent", "ag", "--format", "jsonl"]),
+        ]
+        .iter()
+        .map(|(bin, args)| {
+            let r = v.run(bin, args);
+            (r.code, r.stdout)
+        })
+        .collect()
+    };
+    let checked_out = runs(&v);
+    let listing = &checked_out[1].1;
+    assert!(
+        listing.contains("concepts/link.md\terror\tconcepts/link.md:1\tsymlink not followed")
+            && listing.contains("concepts/linked-dir.md\terror")
+            && !listing.contains("not-a-page")
+            && listing.contains(&fits)
+            && !listing.contains("deep.md"),
+        "{listing}"
+    );
+    let order: Vec<&str> = listing
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .filter(|p| p.starts_with("concepts/nest") || p.starts_with("concepts/link"))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "concepts/link.md",
+            "concepts/linked-dir.md",
+            "concepts/nest/inner.md",
+            "concepts/nest.md"
+        ]
+    );
+    assert_eq!(checked_out[0].0, 1, "a problem is a finding");
+    assert!(checked_out[2].1.contains("concepts/link.md"));
+    v.git(&["checkout", "-q", "main"]);
+    assert!(!v.exists("concepts/nest.md"));
+    let from_git = runs(&v);
+    for (i, (a, b)) in checked_out.iter().zip(&from_git).enumerate() {
+        assert_eq!(a, b, "run {i}");
+    }
+}
+
 /// Each output has one form; another `--format` is a usage error, not silently ignored.
 #[test]
 fn other_formats_are_refused() {

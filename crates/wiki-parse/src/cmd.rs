@@ -99,28 +99,15 @@ fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliErr
     Ok(out)
 }
 
-/// The revision `--agent ID` reads: `None` when `agents/<ID>` is the checked-out branch (the
-/// work tree is read, as without an agent), else its tip, or `HEAD` while the branch does not
-/// exist (its first commit starts there; see `wiki_digest::context`).
-/// Also returns the revision's name for messages.
+/// The revision `--agent ID` reads ([`wiki_store::Store::agent_branch`]), with its name for
+/// messages; `None` when the agent's branch is checked out (the work tree is read, as without
+/// an agent).
 fn agent_rev(store: &wiki_store::Store, id: &str) -> Result<Option<(String, String)>, CliError> {
-    let branch = format!("agents/{id}");
-    if store
-        .current_branch()
-        .map_err(CliError::runtime)?
-        .as_deref()
-        == Some(branch.as_str())
-    {
-        return Ok(None);
-    }
-    match store.branch_tip(&branch) {
-        Ok(Some(tip)) => Ok(Some((tip.to_string(), branch))),
-        Ok(None) => Ok(Some(("HEAD".to_string(), "HEAD".to_string()))),
-        Err(wiki_store::Error::InvalidBranch { .. }) => Err(CliError::Usage(format!(
-            "--agent {id}: `{branch}` is not a valid branch name"
-        ))),
-        Err(e) => Err(CliError::runtime(e)),
-    }
+    let agent = store.agent_branch(id).map_err(|e| match e {
+        e @ wiki_store::Error::InvalidAgent { .. } => CliError::Usage(e.to_string()),
+        e => CliError::runtime(e),
+    })?;
+    Ok(agent.rev().map(|rev| (rev, agent.rev_name().to_string())))
 }
 
 /// A page argument as a vault path, for reading from git (the file need not exist in the
@@ -184,6 +171,7 @@ fn parse_rev(
     paths: &[PathBuf],
 ) -> Result<Vec<Result<crate::page::Page, PageError>>, CliError> {
     let mut listed: Vec<(String, wiki_store::ObjectId)> = Vec::new();
+    let mut problems: Vec<PageError> = Vec::new();
     let unders = if paths.is_empty() {
         vec![String::new()]
     } else {
@@ -196,37 +184,36 @@ fn parse_rev(
         .iter()
         .zip(paths.iter().map(Some).chain(std::iter::repeat(None)))
     {
-        let found = store.list_files(rev, under).map_err(CliError::runtime)?;
-        let pages: Vec<_> = found
-            .into_iter()
-            .filter(|(p, _)| vault::is_page_path(p))
-            .collect();
+        let found = vault::pages_at(store, rev, under).map_err(CliError::runtime)?;
         if let Some(arg) = arg
-            && pages.is_empty()
+            && found.pages.is_empty()
+            && found.problems.is_empty()
         {
             return Err(CliError::Runtime(format!(
                 "{}: no page there in {label}",
                 arg.display()
             )));
         }
-        listed.extend(pages);
+        listed.extend(found.pages);
+        problems.extend(found.problems);
     }
-    // In the work tree's scan order (kinds in `PageKind::ALL` order, then paths), each page once.
-    let kind_rank = |p: &str| {
-        crate::PageKind::from_path(p)
-            .and_then(|k| crate::PageKind::ALL.iter().position(|x| *x == k))
-            .unwrap_or(usize::MAX)
-    };
-    listed.sort_by(|(a, _), (b, _)| (kind_rank(a), a).cmp(&(kind_rank(b), b)));
+    // In the work tree's scan order, each page once (arguments may overlap).
+    listed.sort_by(|(a, _), (b, _)| vault::scan_order(a, b));
     listed.dedup_by(|(a, _), (b, _)| a == b);
+    problems.sort_by(|a, b| vault::scan_order(&a.path, &b.path));
+    problems.dedup_by(|a, b| a.path == b.path);
     let ids: Vec<wiki_store::ObjectId> = listed.iter().map(|(_, id)| *id).collect();
     let blobs = store.read_blobs(&ids).map_err(CliError::runtime)?;
     use rayon::prelude::*;
-    Ok(listed
+    let mut results: Vec<(&str, Result<crate::page::Page, PageError>)> = listed
         .par_iter()
         .zip(blobs.par_iter())
-        .map(|((path, _), bytes)| crate::page::parse_page(path, bytes))
-        .collect())
+        .map(|((path, _), bytes)| (path.as_str(), crate::page::parse_page(path, bytes)))
+        .collect();
+    // The links a checkout's scan reports, where it reports them.
+    results.extend(problems.iter().map(|e| (e.path.as_str(), Err(e.clone()))));
+    results.sort_by(|(a, _), (b, _)| vault::scan_order(a, b));
+    Ok(results.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Run `wiki-parse`.

@@ -144,6 +144,8 @@ fn check_vault(vault: &Path) -> Result<(), VaultError> {
 
 /// The problem of a page that is a symbolic link.
 const SYMLINKED_PAGE: &str = "symlink not followed: pages must be regular files inside the vault";
+/// The problem of a page directory that is a symbolic link.
+const SYMLINKED_DIRECTORY: &str = "symlinked page directory not followed";
 /// The problem of an entry whose name is not UTF-8.
 const NOT_UTF8: &str = "file name is not valid UTF-8";
 
@@ -300,7 +302,7 @@ fn scan_kinds<T: Send>(
                 Ok(m) if m.file_type().is_symlink() => Ok(vec![problem(PageFile {
                     path: kind.dir().to_string(),
                     abs: dir,
-                    problem: Some("symlinked page directory not followed".into()),
+                    problem: Some(SYMLINKED_DIRECTORY.into()),
                 })]),
                 Ok(_) => Ok(Vec::new()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -568,6 +570,110 @@ pub fn parse_blobs(blobs: &[(String, Vec<u8>)]) -> VaultPages {
             .map(|(path, bytes)| page::parse_page(path, bytes))
             .collect(),
     )
+}
+
+/// The pages of a git tree ([`pages_at`]).
+#[derive(Debug, Default)]
+pub struct TreePages {
+    /// Page paths with their blob ids, in scan order.
+    pub pages: Vec<(String, wiki_store::ObjectId)>,
+    /// What a scan of a checkout would report: symbolic links where a page or a page directory
+    /// would be.
+    pub problems: Vec<PageError>,
+}
+
+/// The pages of the vault at git revision `rev` below vault directory `under` (`""`: the whole
+/// vault), read from git without a checkout, as [`scan`] would list them in a checkout: page
+/// paths ([`is_page_path`], at most [`MAX_DEPTH`] directories below their page directory) in
+/// scan order (page directories in [`PageKind::ALL`] order, then each directory's entries by
+/// name, depth first), and a problem for each symbolic link in place of a page or of a page
+/// directory.
+pub fn pages_at(
+    store: &wiki_store::Store,
+    rev: &str,
+    under: &str,
+) -> Result<TreePages, wiki_store::Error> {
+    let wiki_store::Listing { files, links } = store.list_files_and_links(rev, under)?;
+    let mut out = TreePages {
+        pages: files
+            .into_iter()
+            .filter(|(p, _)| is_scanned_page_path(p))
+            .collect(),
+        problems: links.into_iter().filter_map(tree_link_problem).collect(),
+    };
+    out.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
+    out.problems.sort_by(|a, b| scan_order(&a.path, &b.path));
+    Ok(out)
+}
+
+/// Whether [`scan`] would list a file at vault path `path` in a checkout: a page path
+/// ([`is_page_path`]) at most [`MAX_DEPTH`] directories below its page directory.
+pub fn is_scanned_page_path(path: &str) -> bool {
+    is_page_path(path) && within_scan_depth(path)
+}
+
+fn within_scan_depth(path: &str) -> bool {
+    path.bytes().filter(|&b| b == b'/').count() <= MAX_DEPTH + 1
+}
+
+/// The problem [`scan`] would report for a symbolic link at vault path `path` in a checkout
+/// (one in place of a page directory, or named like a page, `index.md` included); `None` for
+/// a link it would pass over.
+pub fn tree_link_problem(path: String) -> Option<PageError> {
+    let message = if PageKind::ALL.iter().any(|k| k.dir() == path) {
+        SYMLINKED_DIRECTORY
+    } else if (is_page_path(&path) || path.ends_with("/index.md"))
+        && PageKind::from_path(&path).is_some()
+        && !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
+        && within_scan_depth(&path)
+    {
+        SYMLINKED_PAGE
+    } else {
+        return None;
+    };
+    Some(PageError {
+        path,
+        line: 1,
+        message: message.into(),
+    })
+}
+
+/// [`scan`]'s order of two vault paths: page directories in [`PageKind::ALL`] order, then the
+/// paths compared name by name (a directory's entries sorted by name, each sub-directory's
+/// pages where its name sorts).
+pub fn scan_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let rank = |p: &str| {
+        PageKind::from_path(p)
+            .and_then(|k| PageKind::ALL.iter().position(|x| *x == k))
+            .unwrap_or(usize::MAX)
+    };
+    rank(a)
+        .cmp(&rank(b))
+        .then_with(|| a.split('/').cmp(b.split('/')))
+}
+
+/// Read and parse the pages of the vault at git revision `rev` ([`pages_at`]), in parallel;
+/// the links [`pages_at`] reports are errors, in scan order with the pages that fail to parse, as
+/// in [`read_vault`].
+pub fn read_vault_at(
+    store: &wiki_store::Store,
+    rev: &str,
+) -> Result<VaultPages, wiki_store::Error> {
+    let listed = pages_at(store, rev, "")?;
+    let ids: Vec<wiki_store::ObjectId> = listed.pages.iter().map(|(_, id)| *id).collect();
+    let blobs = store.read_blobs(&ids)?;
+    let mut pages = split_results(
+        listed
+            .pages
+            .par_iter()
+            .zip(blobs.par_iter())
+            .map(|((path, _), bytes)| page::parse_page(path, bytes))
+            .collect(),
+    );
+    // Problems and parse errors in scan order, as a checkout's read reports them.
+    pages.errors.extend(listed.problems);
+    pages.errors.sort_by(|a, b| scan_order(&a.path, &b.path));
+    Ok(pages)
 }
 
 /// Sort parse results into pages and errors, keeping their order.

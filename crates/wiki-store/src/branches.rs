@@ -6,7 +6,70 @@ use gix::refs::transaction::{PreviousValue, RefEdit};
 use crate::error::GitResultExt;
 use crate::{Error, Result, Store, branch_ref_name, env, read};
 
+/// What `--agent ID` reads, and where its commits go: the branch `agents/<ID>`
+/// ([`Store::agent_branch`]). Every command that takes `--agent` decides through this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentBranch {
+    /// `agents/<ID>`.
+    pub branch: String,
+    /// Where the agent's vault is read.
+    pub state: AgentState,
+}
+
+/// Where an agent's vault is read (see [`AgentBranch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentState {
+    /// The branch is checked out: the work tree is read, as without `--agent`.
+    CheckedOut,
+    /// The branch exists and is not checked out: its tip is read from git.
+    Tip(ObjectId),
+    /// The branch does not exist yet: `HEAD` is read (its first commit starts there).
+    NotYet,
+}
+
+impl AgentBranch {
+    /// The revision to read from git: the tip, or `HEAD` while the branch does not exist;
+    /// `None` when the work tree is read.
+    pub fn rev(&self) -> Option<String> {
+        match self.state {
+            AgentState::CheckedOut => None,
+            AgentState::Tip(id) => Some(id.to_string()),
+            AgentState::NotYet => Some("HEAD".to_string()),
+        }
+    }
+
+    /// The name of what [`AgentBranch::rev`] reads, for messages (`agents/<ID>` or `HEAD`).
+    pub fn rev_name(&self) -> &str {
+        match self.state {
+            AgentState::NotYet => "HEAD",
+            _ => &self.branch,
+        }
+    }
+}
+
 impl Store {
+    /// What `--agent id` reads ([`AgentBranch`]). A name git would not accept as a branch is
+    /// [`Error::InvalidAgent`].
+    pub fn agent_branch(&self, id: &str) -> Result<AgentBranch> {
+        let branch = format!("agents/{id}");
+        let state = if self.current_branch()?.as_deref() == Some(branch.as_str()) {
+            AgentState::CheckedOut
+        } else {
+            match self.branch_tip(&branch) {
+                Ok(Some(tip)) => AgentState::Tip(tip),
+                Ok(None) => AgentState::NotYet,
+                Err(Error::InvalidBranch { .. }) => {
+                    return Err(Error::InvalidAgent {
+                        id: id.to_string(),
+                        branch,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(AgentBranch { branch, state })
+    }
+
     /// Local branches whose short name starts with `prefix` (e.g. `agents/`), as
     /// `(short name, tip)` sorted by name. An empty prefix lists every local branch.
     pub fn list_branches(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {

@@ -111,6 +111,14 @@ pub enum Error {
         /// The name as given.
         name: String,
     },
+    /// `--agent ID` names a branch `agents/<ID>` that git would not accept.
+    #[error("--agent {id}: `{branch}` is not a valid branch name")]
+    InvalidAgent {
+        /// The agent id as given.
+        id: String,
+        /// `agents/<ID>`.
+        branch: String,
+    },
     /// A trailer key is not a valid git trailer token.
     #[error("invalid trailer key {key:?} (expected letters, digits and '-')")]
     InvalidTrailer {

@@ -174,12 +174,14 @@ mod worktree;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use branches::{AgentBranch, AgentState};
 pub use env::{DEFAULT_EMAIL, DEFAULT_NAME, EnvSource};
 pub use error::{Error, Result};
 pub use gix::ObjectId;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
 pub use maintain::PackOutcome;
 pub use message::parse_trailers;
+pub use read::Listing;
 
 use error::GitResultExt;
 

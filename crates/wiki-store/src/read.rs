@@ -290,18 +290,29 @@ pub(crate) fn join(base: &str, name: &[u8]) -> String {
 }
 
 /// All regular files below tree `id`, as `(path relative to it, blob id)`.
+/// The files of a tree ([`Store::list_files_and_links`]), each list sorted by path.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// Regular files, with their blob ids.
+    pub files: Vec<(String, ObjectId)>,
+    /// Symbolic links.
+    pub links: Vec<String>,
+}
+
 fn collect_files(
     repo: &gix::Repository,
     id: ObjectId,
     base: &str,
-    out: &mut Vec<(String, ObjectId)>,
+    out: &mut Listing,
 ) -> Result<()> {
     for (name, entry) in tree_entries(repo, id)? {
         let path = join(base, &name);
         if entry.kind == EntryKind::Tree {
             collect_files(repo, entry.id, &path, out)?;
         } else if entry.is_file() {
-            out.push((path, entry.id));
+            out.files.push((path, entry.id));
+        } else if entry.kind == EntryKind::Link {
+            out.links.push(path);
         }
     }
     Ok(())
@@ -395,11 +406,17 @@ impl Store {
     /// All regular files below vault directory `under` (`""` = the whole vault) at `rev`,
     /// recursively, as `(vault path, blob id)` sorted by path. Empty when `under` does not exist.
     pub fn list_files(&self, rev: &str, under: &str) -> Result<Vec<(String, ObjectId)>> {
+        Ok(self.list_files_and_links(rev, under)?.files)
+    }
+
+    /// [`Store::list_files`], and the vault paths of the symbolic links found there, sorted (a
+    /// reader reports those where a page would be, as it does in the work tree).
+    pub fn list_files_and_links(&self, rev: &str, under: &str) -> Result<Listing> {
         let under = paths::normalize_dir(under)?;
         let repo = self.repo();
         let commit = resolve(&repo, rev)?;
         let tree = commit_tree(&repo, commit)?;
-        let mut out = Vec::new();
+        let mut out = Listing::default();
         let repo_dir = format!("{}{}", self.prefix, under);
         let repo_dir = repo_dir.strip_suffix('/').unwrap_or(&repo_dir);
         if repo_dir.is_empty() {
@@ -409,11 +426,17 @@ impl Store {
                 Some(e) if e.kind == EntryKind::Tree => {
                     collect_files(&repo, e.id, &under, &mut out)?
                 }
-                Some(e) if e.is_file() && !under.is_empty() => out.push((under.clone(), e.id)),
+                Some(e) if e.is_file() && !under.is_empty() => {
+                    out.files.push((under.clone(), e.id))
+                }
+                Some(e) if e.kind == EntryKind::Link && !under.is_empty() => {
+                    out.links.push(under.clone())
+                }
                 _ => {}
             }
         }
-        out.sort();
+        out.files.sort();
+        out.links.sort();
         Ok(out)
     }
 

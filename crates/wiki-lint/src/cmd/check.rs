@@ -125,14 +125,24 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 (p, e, "stdin", prefix)
             } else {
                 let vault = global.vault_dir()?;
-                let read = match global.agent_id()? {
+                // `--agent ID`: the pages of the agent's branch, read from git without
+                // checkout (the work tree while that branch is checked out).
+                let rev = match global.agent_id()? {
                     Some(agent) => {
-                        match staged::agent_pages(&vault, &agent).map_err(CliError::runtime)? {
-                            staged::AgentSource::Tree(pages) => pages,
-                            staged::AgentSource::Worktree => {
-                                wiki_parse::read_vault(&vault).map_err(CliError::runtime)?
+                        let store = wiki_store::Store::open(&vault).map_err(CliError::runtime)?;
+                        let branch = store.agent_branch(&agent).map_err(|e| match e {
+                            e @ wiki_store::Error::InvalidAgent { .. } => {
+                                CliError::Usage(e.to_string())
                             }
-                        }
+                            e => CliError::runtime(e),
+                        })?;
+                        branch.rev().map(|rev| (store, rev))
+                    }
+                    None => None,
+                };
+                let read = match rev {
+                    Some((store, rev)) => {
+                        wiki_parse::vault::read_vault_at(&store, &rev).map_err(CliError::runtime)?
                     }
                     None => wiki_parse::read_vault(&vault).map_err(CliError::runtime)?,
                 };
