@@ -139,8 +139,14 @@ pub enum Corpus {
 pub enum View {
     /// The vault's work tree.
     WorkTree,
-    /// Branch `agents/<id>`, read from git.
-    Agent(String),
+    /// Agent `id`'s branch `agents/<id>`, read from git at `rev` (its tip, or `HEAD` while the
+    /// branch does not exist: it will start there).
+    Agent {
+        /// The agent id.
+        id: String,
+        /// The revision read (a commit id, or `HEAD`).
+        rev: String,
+    },
 }
 
 /// The index root of a vault: `<vault>/.openclaw-wiki/index`.
@@ -164,7 +170,7 @@ fn sanitize(s: &str) -> String {
 pub fn wiki_index_dir(vault: &Path, view: &View) -> PathBuf {
     match view {
         View::WorkTree => index_root(vault).join("wiki-worktree"),
-        View::Agent(id) => index_root(vault).join(format!(
+        View::Agent { id, .. } => index_root(vault).join(format!(
             "wiki-agent-{}-{:08x}",
             sanitize(id),
             codec::checksum(id.as_bytes()) as u32
@@ -180,28 +186,23 @@ pub fn memory_index_dir(vault: &Path, memory_dir: &Path) -> PathBuf {
 }
 
 /// The view for `agent`: the work tree when no agent is given or when `agents/<id>` is the
-/// checked-out branch, else the branch read from git.
+/// checked-out branch, else what the agent reads from git
+/// ([`wiki_store::Store::agent_branch`]).
 pub fn resolve_view(vault: &Path, agent: Option<&str>) -> Result<View, Error> {
     let Some(id) = agent else {
         return Ok(View::WorkTree);
     };
     let store = wiki_store::Store::open(vault).map_err(|e| Error::Git(e.to_string()))?;
-    let branch = format!("agents/{id}");
-    if store
-        .current_branch()
-        .map_err(|e| Error::Git(e.to_string()))?
-        .is_some_and(|b| b == branch || b == format!("refs/heads/{branch}"))
-    {
-        return Ok(View::WorkTree);
-    }
-    if store
-        .branch_tip(&branch)
-        .map_err(|e| Error::Git(e.to_string()))?
-        .is_none()
-    {
-        return Err(Error::Git(format!("branch {branch} does not exist")));
-    }
-    Ok(View::Agent(id.to_string()))
+    let branch = store
+        .agent_branch(id)
+        .map_err(|e| Error::Git(e.to_string()))?;
+    Ok(match branch.rev() {
+        None => View::WorkTree,
+        Some(rev) => View::Agent {
+            id: id.to_string(),
+            rev,
+        },
+    })
 }
 
 /// Open (refresh) the wiki index of a view.
@@ -216,11 +217,11 @@ pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Ind
             },
             opts,
         ),
-        View::Agent(id) => store::open(
+        View::Agent { rev, .. } => store::open(
             &dir,
             &sources::GitTree {
                 vault: vault.to_path_buf(),
-                rev: format!("refs/heads/agents/{id}"),
+                rev: rev.clone(),
             },
             opts,
         ),

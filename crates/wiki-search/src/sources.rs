@@ -766,7 +766,7 @@ mod fast {
 pub struct GitTree {
     /// Vault directory (to open the store).
     pub vault: PathBuf,
-    /// Revision (`refs/heads/agents/<id>`).
+    /// Revision (a commit id: lists and reads see the same tree).
     pub rev: String,
 }
 
@@ -784,7 +784,7 @@ impl Source for GitTree {
             .map_err(|e| Error::Git(e.to_string()))?;
         let mut out: Vec<SourceFile> = files
             .into_iter()
-            .filter(|(p, _)| wiki_parse::vault::is_page_path(p))
+            .filter(|(p, _)| wiki_parse::vault::is_scanned_page_path(p))
             .map(|(path, id)| {
                 let mut blob = [0u8; 20];
                 let bytes = id.as_bytes();

@@ -1292,9 +1292,24 @@ fn agent_branch_is_read_from_git_without_checkout() {
         r.json()["content"],
         "\n# Bot\n\nbotword only on the agent branch.\n"
     );
-    let bad = search(&v, &["--agent", "ghost", "botword"]);
+    // An agent without a branch yet reads `HEAD`, as every other command does (its first
+    // write starts the branch there).
+    search(&v, &["--agent", "ghost", "botword"]).expect_code(1);
+    assert_eq!(
+        search_paths(&v, &["--agent", "ghost", "mainword"]),
+        ["concepts/a.md"]
+    );
+    let r = v.run("wiki", &["--agent", "ghost", "get", "a", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["content"], "\n# A\n\nmainword.\n");
+    let bad = search(&v, &["--agent", "a..b", "botword"]);
     bad.expect_code(2);
-    assert!(bad.stderr.contains("agents/ghost"), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("`agents/a..b` is not a valid branch name"),
+        "{}",
+        bad.stderr
+    );
 }
 
 /// The reference ranking reproduces the original plugin's recorded outputs byte for byte.

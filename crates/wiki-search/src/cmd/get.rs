@@ -64,11 +64,9 @@ fn read_file(
 ) -> Result<Option<Vec<u8>>, CliError> {
     match view {
         View::WorkTree => Ok(std::fs::read(vault.join(path)).ok()),
-        View::Agent(id) => {
+        View::Agent { rev, .. } => {
             let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
-            store
-                .read_file(&format!("refs/heads/agents/{id}"), path)
-                .map_err(CliError::runtime)
+            store.read_file(rev, path).map_err(CliError::runtime)
         }
     }
 }
@@ -94,7 +92,7 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliE
     // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
     let derived = match &view {
         View::WorkTree => None,
-        View::Agent(id) => std::fs::read(vault.join(wiki_parse::layout::cache_location(
+        View::Agent { id, .. } => std::fs::read(vault.join(wiki_parse::layout::cache_location(
             wiki_parse::layout::CLAIMS_PATH,
             Some(id),
         )))
