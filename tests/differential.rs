@@ -806,6 +806,63 @@ fn check_against_scratch(r: &Ctx<'_>, what: &str, queries: &[(&str, String)], lo
     }
 }
 
+/// What `--agent diff` reads from git is what a checkout of `agents/diff` gives: the page
+/// records, the digest (also the one its operations cached), the claims, lint's findings and
+/// search results, each against the same command in a clone with that branch checked out.
+fn check_agent_reads_its_checkout(r: &Ctx<'_>, what: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = scratch.path().join("clone");
+    let cloned = Command::new("git")
+        .args(["clone", "-q", "--branch", "agents/diff"])
+        .arg(&r.v.root)
+        .arg(&clone)
+        .status()
+        .expect("git clone");
+    assert!(cloned.success(), "{what}: git clone of agents/diff failed");
+    let clone = clone.to_str().unwrap();
+    let root = r.v.root.to_str().unwrap();
+    let runs: [(&str, &[&str]); 6] = [
+        ("wiki-parse", &[]),
+        ("wiki-digest", &["--digest"]),
+        ("wiki-digest", &["--claims"]),
+        ("wiki-lint", &["--format", "jsonl"]),
+        ("wiki-search", &["claim", "--format", "jsonl"]),
+        (
+            "wiki-search",
+            &["--mode", "raw-claim", "supported", "--format", "jsonl"],
+        ),
+    ];
+    for (name, args) in runs {
+        let agent = r.run(
+            name,
+            &[args, &["--agent", "diff", "--vault", root]].concat(),
+            None,
+        );
+        let checkout = r.run(name, &[args, &["--vault", clone]].concat(), None);
+        assert!(
+            agent.code == 0 || agent.code == 1,
+            "{what}: {name} {args:?} --agent diff\n{}",
+            agent.stderr
+        );
+        assert_eq!(
+            (agent.code, agent.stdout.as_str()),
+            (checkout.code, checkout.stdout.as_str()),
+            "{what}: {name} {args:?} --agent diff differs from a checkout of agents/diff"
+        );
+        if args == ["--digest"] {
+            let cached = std::fs::read_to_string(
+                r.v.root
+                    .join(".openclaw-wiki/cache/agents/diff/agent-digest.json"),
+            )
+            .unwrap_or_default();
+            assert_eq!(
+                agent.stdout, cached,
+                "{what}: the agent's cached digest is not what its branch gives"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_clock_moves_by_calendar_days() {
     assert_eq!(date_after_pinned_clock(0), wiki_testkit::NOW);
@@ -1049,6 +1106,7 @@ fn random_operations_and_hand_edits_leave_the_vault_as_a_compile_from_scratch() 
                     "step {step}: --agent diff {op}: a compile from scratch would change files\n{}",
                     check.stderr
                 );
+                check_agent_reads_its_checkout(&r, &format!("step {step}: --agent diff {op}"));
                 did.push(format!("--agent diff {op}"));
             }
             8 => {
