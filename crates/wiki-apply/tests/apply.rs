@@ -714,6 +714,78 @@ fn operations_trust_the_dashboards_the_previous_one_recorded() {
     check.expect_code(0);
 }
 
+/// An operation re-renders only the dashboards whose rows its edit changes: a new confidence
+/// that keeps a claim off the low-confidence and claim-health rows changes no dashboard, one
+/// below 0.5 changes low confidence only; a claim whose id no other claim shares is on no
+/// contradictions row, while a status change of a claim whose id another page shares with the
+/// same text and status makes a competing cluster there. The vault stays what a compile from
+/// scratch gives.
+#[test]
+fn operations_render_only_the_dashboards_whose_rows_change() {
+    let v = raw_vault();
+    let claim = |id: &str, text: &str| {
+        [
+            "claims:".to_string(),
+            format!("  - id: {id}"),
+            format!("    text: {text}"),
+            "    status: supported".to_string(),
+            "    confidence: 0.9".to_string(),
+            "    updatedAt: 2026-04-01T00:00:00.000Z".to_string(),
+            "    evidence:".to_string(),
+            "      - sourceId: source.alpha".to_string(),
+        ]
+    };
+    for (path, id, claim_id) in [
+        ("concepts/unique.md", "concept.unique", "claim.unique"),
+        ("concepts/same-a.md", "concept.same-a", "claim.same"),
+        ("concepts/same-b.md", "concept.same-b", "claim.same"),
+    ] {
+        let mut fm = vec![format!("id: {id}"), format!("title: {id}")];
+        fm.extend(claim(claim_id, "Shared words."));
+        let fm: Vec<&str> = fm.iter().map(String::as_str).collect();
+        v.write(path, wiki_testkit::page(&fm, "# Page\n"));
+    }
+    v.commit_all("pages");
+    v.run("wiki", &["compile"]).expect_code(0);
+    assert!(!v.read("reports/contradictions.md").contains("claim.same"));
+    let traced = |op: &str| -> String {
+        let mut cmd = v.command("wiki-apply");
+        cmd.env("WIKI_COMPILE_TRACE", "1");
+        let run = wiki_testkit::output(cmd, Some(format!("{op}\n").as_bytes()));
+        run.expect_code(0);
+        let check = v.run("wiki", &["compile", "--check", "--force"]);
+        assert_eq!((check.code, check.stdout.as_str()), (0, ""), "{op}");
+        let mut rendered: Vec<String> = run
+            .stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("trace: compile dashboard "))
+            .filter_map(|l| l.split_once(" changed by ").map(|(d, _)| d.to_string()))
+            .collect();
+        rendered.sort();
+        rendered.join(",")
+    };
+    let unique = |field: &str| {
+        format!(
+            r#"{{"op":"update_claim","claimId":"claim.unique","page":"concept.unique",{field}}}"#
+        )
+    };
+    // Still supported with evidence and confidence >= 0.5: no row anywhere.
+    assert_eq!(traced(&unique(r#""confidence":0.8"#)), "");
+    assert_eq!(traced(&unique(r#""confidence":0.3"#)), "low-confidence");
+    assert!(v.read("reports/low-confidence.md").contains("claim.unique"));
+    // Contested: a claim-health row (and the low-confidence row shows the status); its id is
+    // its own, so no contradictions row.
+    assert_eq!(
+        traced(&unique(r#""status":"contested""#)),
+        "claim-health,low-confidence"
+    );
+    assert!(!v.read("reports/contradictions.md").contains("claim.unique"));
+    // The shared id now competes: a cluster appears.
+    let same = r#"{"op":"update_claim","claimId":"claim.same","page":"concept.same-a","status":"contested"}"#;
+    assert_eq!(traced(same), "claim-health,contradictions");
+    assert!(v.read("reports/contradictions.md").contains("`claim.same`"));
+}
+
 /// Pages the parse cache's stat data vouches for are not read by apply; a hand edit that keeps
 /// the size and modification time (only the change time differs) is still seen, and the
 /// vault ends up as a full compile makes it.

@@ -187,7 +187,17 @@ pub fn compile_cached(
             r.reports == now
         })
         .and(edited.as_deref())
-        .map(dashboards_to_render);
+        .map(|edited| {
+            let managed = snapshot.managed_source_paths();
+            let input = reports::ReportInput {
+                pages: &[],
+                now_ms: opts.now.as_millisecond(),
+                linker: Linker::new(render_mode),
+                managed_sources: &managed,
+                clusters: None,
+            };
+            dashboards_to_render(edited, Some((&input, &parsed.pages)))
+        });
     // Edited pages whose Related block is still the one the cache recorded (and in place) need
     // nothing; the others are recomputed.
     let stale: HashSet<String> = match (&edited, same_graph) {
@@ -323,25 +333,98 @@ fn recorded_tag(opts: &CompileOptions, mode: RenderMode) -> String {
 }
 
 /// The dashboards whose inputs ([`reports::inputs`]) differ between the cached and the current
-/// version of an edited page.
-fn dashboards_to_render(edited: &[(&Page, PageInfo, TextLayout)]) -> HashSet<&'static str> {
+/// version of an edited page, and that the edit changes. With `rows` (what the dashboards on
+/// disk were rendered with, at this clock, and every page of the vault), an edit that keeps a
+/// page's path, title and kind changes:
+/// - a dashboard of rows per page ([`reports::page_rows`]) only when it changes the page's rows;
+/// - the contradictions dashboard only when it changes the page's id, notes or claim ids, or a
+///   claim (or, through its `updatedAt`, every claim of the page) whose id another claim of the
+///   vault shares: a claim with an id of its own is in no cluster, before or after.
+fn dashboards_to_render(
+    edited: &[(&Page, PageInfo, TextLayout)],
+    rows: Option<(&reports::ReportInput<'_>, &[Page])>,
+) -> HashSet<&'static str> {
     let mut render = HashSet::new();
     for (page, old, _) in edited {
+        let new = &page.info;
+        let same_head = new.path == old.path && new.title == old.title && new.kind == old.kind;
         for d in DASHBOARDS {
-            if !render.contains(d.name)
-                && reports::inputs(d.name, old) != reports::inputs(d.name, &page.info)
+            if render.contains(d.name)
+                || reports::inputs(d.name, old) == reports::inputs(d.name, new)
             {
-                if tracing() {
-                    wiki_cli::warn(
-                        "trace",
-                        &format!("compile dashboard {} changed by {}", d.name, page.path),
-                    );
-                }
-                render.insert(d.name);
+                continue;
             }
+            let unchanged = match rows {
+                Some((input, all)) if same_head => match d.name {
+                    "contradictions" => contradictions_unchanged(old, new, all),
+                    name => reports::page_rows(name, input, old)
+                        .is_some_and(|rows| Some(rows) == reports::page_rows(name, input, new)),
+                },
+                _ => false,
+            };
+            if unchanged {
+                continue;
+            }
+            if tracing() {
+                wiki_cli::warn(
+                    "trace",
+                    &format!("compile dashboard {} changed by {}", d.name, page.path),
+                );
+            }
+            render.insert(d.name);
         }
     }
     render
+}
+
+/// Whether the contradictions dashboard is the same for `new` as for `old` (the same page, with
+/// the same path, title and kind), `all` being every page of the vault with `new` among them
+/// (see [`dashboards_to_render`]).
+fn contradictions_unchanged(old: &PageInfo, new: &PageInfo, all: &[Page]) -> bool {
+    let (a, b) = (&old.summary, &new.summary);
+    let ids = |s: &wiki_parse::PageSummary| -> Vec<Option<String>> {
+        s.claims.iter().map(|c| c.id.clone()).collect()
+    };
+    if a.id != b.id || a.contradictions != b.contradictions || ids(a) != ids(b) {
+        return false;
+    }
+    // The ids of the claims that changed (all of them when the page's `updatedAt`, which
+    // their freshness reads, changed).
+    let every = a.updated_at != b.updated_at;
+    let changed: HashSet<&str> = a
+        .claims
+        .iter()
+        .zip(&b.claims)
+        .filter(|(x, y)| every || !same_claim_ignoring_line(x, y))
+        .filter_map(|(_, y)| y.id.as_deref())
+        .collect();
+    if changed.is_empty() {
+        return true;
+    }
+    // Shared ids: used by more than one claim of the vault (this page's current claims
+    // included).
+    let mut uses: HashMap<&str, usize> = HashMap::with_capacity(changed.len());
+    for p in all {
+        for c in &p.summary.claims {
+            if let Some(id) = c.id.as_deref().filter(|id| changed.contains(id)) {
+                let n = uses.entry(id).or_insert(0);
+                *n += 1;
+                if *n > 1 {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether two versions of a claim are equal but for their file line.
+fn same_claim_ignoring_line(a: &wiki_parse::model::Claim, b: &wiki_parse::model::Claim) -> bool {
+    let line_less = |c: &wiki_parse::model::Claim| wiki_parse::model::Claim {
+        line: None,
+        ..c.clone()
+    };
+    line_less(a) == line_less(b)
 }
 
 /// A dashboard body patched for one changed page (see [`Incremental::one_edit`]).

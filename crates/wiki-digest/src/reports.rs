@@ -567,6 +567,36 @@ fn page_claim_lines(
         .collect()
 }
 
+/// A page's rows on dashboard `name`, for the dashboards whose body is rows of pages and counts
+/// of those rows (claim health, low confidence, stale pages): at one clock, such a dashboard is
+/// unchanged by an edit that keeps the page's path, title and rows (their order follows from
+/// their text and the title order). `None` for the other dashboards.
+pub fn page_rows(name: &str, input: &ReportInput<'_>, page: &PageInfo) -> Option<Vec<Vec<String>>> {
+    let from = Dashboard::by_name(name)?.path();
+    match name {
+        "claim-health" => Some(
+            CLAIM_HEALTH_SECTIONS
+                .iter()
+                .map(|(_, keep)| page_claim_lines(input, &from, page, keep))
+                .collect(),
+        ),
+        "low-confidence" => {
+            let page_row = low(page.summary.confidence)
+                .map(|c| low_confidence_page_row(&input.link(&from, page), c));
+            let claims =
+                page_claim_lines(input, &from, page, |r| low(r.claim.confidence).is_some());
+            Some(vec![page_row.into_iter().collect(), claims])
+        }
+        "stale-pages" => Some(vec![
+            stale_listed(input, page)
+                .map(|f| stale_pages_row(&input.link(&from, page), f))
+                .into_iter()
+                .collect(),
+        ]),
+        _ => None,
+    }
+}
+
 /// For a dashboard patched after one page changed: the new version of the page
 /// (`input.pages[at]`) and the dashboard's path, when the page kept its path and title (so its
 /// links and its place in title order are those of `old`).
