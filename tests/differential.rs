@@ -646,8 +646,23 @@ fn check_claim_history(r: &Ctx<'_>, id: &str, path: &str) {
         "history {id}\n{}",
         run.stderr
     );
-    let listed: Vec<String> = run
-        .jsonl()
+    let entries = run.jsonl();
+    // All of the claim's entries (every page it is on): newest first along the branch.
+    let walk: std::collections::HashMap<String, usize> =
+        r.v.git(&["log", "--first-parent", "--format=%H"])
+            .lines()
+            .enumerate()
+            .map(|(i, c)| (c.to_string(), i))
+            .collect();
+    let positions: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| walk.get(e["commit"].as_str().unwrap_or_default()).copied())
+        .collect();
+    assert!(
+        positions.iter().all(Option::is_some) && positions.windows(2).all(|w| w[0] <= w[1]),
+        "wiki history {id}: entries not newest first along the branch: {positions:?}"
+    );
+    let listed: Vec<String> = entries
         .into_iter()
         .filter(|e| e["pagePath"] == path)
         .map(|e| e["commit"].as_str().unwrap_or_default().to_string())

@@ -8,6 +8,8 @@
 //! `Wiki-Op` trailer (made by hand with git, or recorded by the store as human edits) are
 //! included and marked `manual`.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wiki_parse::model::{self, Claim, Evidence};
@@ -251,21 +253,38 @@ pub fn history(session: &Session, subject: &Subject) -> Result<Vec<Entry>> {
                     prev = now;
                 }
             }
-            Ok(if pages.len() == 1 {
+            if pages.len() == 1 {
                 out.reverse();
-                out
-            } else {
-                stable_newest_first(out)
-            })
+                return Ok(out);
+            }
+            // Several pages: newest first along the walk their histories come from (commit
+            // times can go back and forth: rebases, clocks, pinned tool times).
+            let ids: Vec<wiki_store::ObjectId> = out
+                .iter()
+                .filter_map(|e| wiki_store::ObjectId::from_hex(e.commit.as_bytes()).ok())
+                .collect();
+            let position: HashMap<String, usize> = session
+                .store
+                .first_parent_positions(&rev, &ids)?
+                .into_iter()
+                .map(|(id, at)| (id.to_string(), at))
+                .collect();
+            Ok(stable_newest_first(out, |e| {
+                position.get(&e.commit).copied()
+            }))
         }
     }
 }
 
-/// Entries of several pages (each collected oldest first): newest first by author time, keeping
-/// the commit order for equal timestamps.
-fn stable_newest_first(mut entries: Vec<Entry>) -> Vec<Entry> {
+/// Entries of several pages (each page's collected oldest first): newest first by their
+/// commit's `position` along the walk (0 newest), the entries of one commit in reverse order of
+/// collection.
+fn stable_newest_first(
+    mut entries: Vec<Entry>,
+    position: impl Fn(&Entry) -> Option<usize>,
+) -> Vec<Entry> {
     entries.reverse();
-    entries.sort_by(|a, b| b.time.cmp(&a.time));
+    entries.sort_by_key(|e| position(e).unwrap_or(usize::MAX));
     entries
 }
 

@@ -113,6 +113,75 @@ fn history_of_a_claim_across_three_commits() {
     assert!(r.stdout.contains("    text: Alpha uses PostgreSQL for the primary database. -> Alpha uses PostgreSQL for its main database.\n"));
 }
 
+/// A claim on two pages: the entries of both pages come newest first along the branch's
+/// history, whatever their commits' times say (here a hand commit dated in the future, made
+/// before an operation).
+#[test]
+fn history_of_a_claim_on_two_pages_follows_the_branch_not_the_clock() {
+    let v = vault();
+    v.write(
+        "concepts/copy.md",
+        wiki_testkit::page(
+            &[
+                "id: concept.copy",
+                "title: Copy",
+                "claims:",
+                "  - id: claim.alpha.db",
+                "    text: Alpha uses MySQL.",
+            ],
+            "# Copy\n",
+        ),
+    );
+    v.git(&["add", "-A"]);
+    v.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "copy, dated later",
+        "--date=2030-01-01T00:00:00Z",
+    ]);
+    let copy = rev(&v, "HEAD");
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","page":"entity.alpha","confidence":0.5}"#],
+    )
+    .expect_code(0);
+    let op = rev(&v, "HEAD");
+    let r = v.run("wiki-apply", &["history", "claim.alpha.db"]);
+    r.expect_code(0);
+    let listed: Vec<(String, String)> = r
+        .jsonl()
+        .iter()
+        .map(|e| {
+            (
+                e["commit"].as_str().unwrap_or_default().to_string(),
+                e["pagePath"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let first = rev(&v, "HEAD~3");
+    assert_eq!(
+        listed,
+        [
+            (op.clone(), "entities/alpha.md".to_string()),
+            (copy.clone(), "concepts/copy.md".to_string()),
+            (first, "entities/alpha.md".to_string()),
+        ]
+    );
+    let oldest = v.run(
+        "wiki-apply",
+        &["history", "claim.alpha.db", "--order", "oldest"],
+    );
+    oldest.expect_code(0);
+    let commits: Vec<String> = oldest
+        .jsonl()
+        .iter()
+        .map(|e| e["commit"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(commits[1..], [copy, op]);
+}
+
 #[test]
 fn history_of_a_page_by_id_and_path() {
     let v = vault();

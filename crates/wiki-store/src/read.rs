@@ -487,6 +487,35 @@ impl Store {
             .collect()
     }
 
+    /// The positions of `ids` along the first-parent walk from `rev` (0: `rev`'s commit, 1 its
+    /// first parent, ...), the walk stopping once every id is found; ids not on it are left
+    /// out. Orders the commits [`Store::history`] returns for several paths as one walk would.
+    pub fn first_parent_positions(
+        &self,
+        rev: &str,
+        ids: &[ObjectId],
+    ) -> Result<HashMap<ObjectId, usize>> {
+        let repo = self.repo();
+        let wanted: std::collections::HashSet<ObjectId> = ids.iter().copied().collect();
+        let mut out = HashMap::with_capacity(wanted.len());
+        let mut current = Some(resolve(&repo, rev)?);
+        let mut position = 0;
+        while let Some(id) = current {
+            if out.len() == wanted.len() {
+                break;
+            }
+            if wanted.contains(&id) {
+                out.insert(id, position);
+            }
+            let commit = repo
+                .find_commit(id)
+                .git_ctx(|| format!("read commit {id}"))?;
+            current = commit.parent_ids().next().map(|p| p.detach());
+            position += 1;
+        }
+        Ok(out)
+    }
+
     /// Metadata of commit `id`, including the vault paths it changed relative to its first parent.
     pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
         self.commit_info_in(&self.repo(), id)

@@ -8,6 +8,9 @@ use crate::session::Session;
 /// List the commits that changed a page or a claim, newest first (or oldest first with
 /// `--order oldest`).
 ///
+/// The commits are those of the branch's first-parent history, in its order (not by commit
+/// date); a claim on several pages lists the entries of all of them in that order.
+///
 /// LOOKUP is a page path or id (resolved like `wiki get`) or a claim id (`claim:` prefix
 /// optional). For a claim, each entry lists what changed in that commit: text, status,
 /// confidence, evidence, validFrom/validUntil, supersedes/supersededBy, updatedAt (a claim that
