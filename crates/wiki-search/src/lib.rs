@@ -144,7 +144,7 @@ pub enum View {
     Agent {
         /// The agent id.
         id: String,
-        /// The revision read (a commit id, or `HEAD`).
+        /// The commit read (its id).
         rev: String,
     },
 }
@@ -198,9 +198,13 @@ pub fn resolve_view(vault: &Path, agent: Option<&str>) -> Result<View, Error> {
         .map_err(|e| Error::Git(e.to_string()))?;
     Ok(match branch.rev() {
         None => View::WorkTree,
+        // Resolved once (`HEAD` too): the listing and every read see the same commit.
         Some(rev) => View::Agent {
             id: id.to_string(),
-            rev,
+            rev: store
+                .resolve(&rev)
+                .map_err(|e| Error::Git(e.to_string()))?
+                .to_string(),
         },
     })
 }
