@@ -499,23 +499,17 @@ impl Snapshot {
     pub fn from_rev(store: &Store, rev: &str) -> Result<Snapshot, SnapshotError> {
         let id = store.resolve(rev).map_err(store_err)?;
         let hex = id.to_string();
-        let wiki_store::Listing {
-            files: listed,
-            links,
-        } = store.list_files_and_links(&hex, "").map_err(store_err)?;
-        // As a checkout's read: pages too deep to be scanned are not pages, and links where
-        // a page would be are problems.
-        let (paths, ids): (Vec<String>, Vec<_>) = listed
+        let listing = store.list_files_and_links(&hex, "").map_err(store_err)?;
+        // As a checkout's read: pages too deep to be scanned are not pages, and links or names
+        // that are not UTF-8 where a page would be are problems.
+        let problems = vault::tree_problems(&listing);
+        let (paths, ids): (Vec<String>, Vec<_>) = listing
+            .files
             .into_iter()
             .filter(|(p, _)| {
                 tracks(p) && (!vault::is_page_path(p) || vault::is_scanned_page_path(p))
             })
             .unzip();
-        let mut problems: Vec<PageError> = links
-            .into_iter()
-            .filter_map(vault::tree_link_problem)
-            .collect();
-        problems.sort_by(|a, b| vault::scan_order(&a.path, &b.path));
         // One repository handle for all blobs (`Store` is not `Sync`: read sequentially).
         let blobs = store.read_blobs(&ids).map_err(store_err)?;
         let snap = Snapshot {

@@ -212,6 +212,11 @@ fn an_agent_branch_reads_as_its_checkout() {
     std::os::unix::fs::symlink("nest.md", v.path("concepts/link.md")).unwrap();
     std::os::unix::fs::symlink("../sources", v.path("concepts/linked-dir.md")).unwrap();
     std::os::unix::fs::symlink("elsewhere", v.path("concepts/not-a-page")).unwrap();
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"bad-\xff-name.md");
+        std::fs::write(v.path("concepts").join(name), page("concept.bad-name")).unwrap();
+    }
     v.git(&["add", "-A"]);
     v.git(&["commit", "-q", "-m", "agent pages"]);
     let runs = |v: &wiki_testkit::Vault| -> Vec<(i32, String)> {
@@ -237,6 +242,7 @@ fn an_agent_branch_reads_as_its_checkout() {
     assert!(
         listing.contains("concepts/link.md\terror\tconcepts/link.md:1\tsymlink not followed")
             && listing.contains("concepts/linked-dir.md\terror")
+            && listing.contains("concepts/bad-\u{fffd}-name.md\terror\tconcepts/bad-\u{fffd}-name.md:1\tfile name is not valid UTF-8")
             && !listing.contains("not-a-page")
             && listing.contains(&fits)
             && !listing.contains("deep.md"),

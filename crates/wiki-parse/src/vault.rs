@@ -593,13 +593,14 @@ pub fn pages_at(
     rev: &str,
     under: &str,
 ) -> Result<TreePages, wiki_store::Error> {
-    let wiki_store::Listing { files, links } = store.list_files_and_links(rev, under)?;
+    let listing = store.list_files_and_links(rev, under)?;
     let mut out = TreePages {
-        pages: files
+        problems: tree_problems(&listing),
+        pages: listing
+            .files
             .into_iter()
             .filter(|(p, _)| is_scanned_page_path(p))
             .collect(),
-        problems: links.into_iter().filter_map(tree_link_problem).collect(),
     };
     out.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
     out.problems.sort_by(|a, b| scan_order(&a.path, &b.path));
@@ -614,6 +615,33 @@ pub fn is_scanned_page_path(path: &str) -> bool {
 
 fn within_scan_depth(path: &str) -> bool {
     path.bytes().filter(|&b| b == b'/').count() <= MAX_DEPTH + 1
+}
+
+/// The problems [`scan`] would report in a checkout of a listed tree, in scan order: symbolic
+/// links in place of a page directory or named like a page ([`tree_link_problem`]), and
+/// entries of the page directories whose name is not UTF-8.
+pub fn tree_problems(listing: &wiki_store::Listing) -> Vec<PageError> {
+    let mut problems: Vec<PageError> = listing
+        .links
+        .iter()
+        .cloned()
+        .filter_map(tree_link_problem)
+        .collect();
+    problems.extend(listing.not_utf8.iter().filter_map(|path| {
+        let (parent, _) = path.rsplit_once('/')?;
+        (PageKind::from_path(path).is_some()
+            && !parent
+                .split('/')
+                .any(|s| s.starts_with('.') || s.is_empty())
+            && within_scan_depth(path))
+        .then(|| PageError {
+            path: path.clone(),
+            line: 1,
+            message: NOT_UTF8.into(),
+        })
+    }));
+    problems.sort_by(|a, b| scan_order(&a.path, &b.path));
+    problems
 }
 
 /// The problem [`scan`] would report for a symbolic link at vault path `path` in a checkout

@@ -289,7 +289,6 @@ pub(crate) fn join(base: &str, name: &[u8]) -> String {
     }
 }
 
-/// All regular files below tree `id`, as `(path relative to it, blob id)`.
 /// The files of a tree ([`Store::list_files_and_links`]), each list sorted by path.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Listing {
@@ -297,8 +296,12 @@ pub struct Listing {
     pub files: Vec<(String, ObjectId)>,
     /// Symbolic links.
     pub links: Vec<String>,
+    /// Entries (files, links or directories, which are not entered) whose name is not UTF-8,
+    /// named with U+FFFD in place of the bytes that are not.
+    pub not_utf8: Vec<String>,
 }
 
+/// The entries below tree `id` into `out`, with paths relative to it (`base` in front).
 fn collect_files(
     repo: &gix::Repository,
     id: ObjectId,
@@ -307,7 +310,9 @@ fn collect_files(
 ) -> Result<()> {
     for (name, entry) in tree_entries(repo, id)? {
         let path = join(base, &name);
-        if entry.kind == EntryKind::Tree {
+        if std::str::from_utf8(&name).is_err() {
+            out.not_utf8.push(path);
+        } else if entry.kind == EntryKind::Tree {
             collect_files(repo, entry.id, &path, out)?;
         } else if entry.is_file() {
             out.files.push((path, entry.id));
@@ -409,8 +414,9 @@ impl Store {
         Ok(self.list_files_and_links(rev, under)?.files)
     }
 
-    /// [`Store::list_files`], and the vault paths of the symbolic links found there, sorted (a
-    /// reader reports those where a page would be, as it does in the work tree).
+    /// [`Store::list_files`], and the vault paths of the symbolic links and of the entries whose
+    /// name is not UTF-8 found there (a reader reports those where a page would be, as it does
+    /// in the work tree).
     pub fn list_files_and_links(&self, rev: &str, under: &str) -> Result<Listing> {
         let under = paths::normalize_dir(under)?;
         let repo = self.repo();
@@ -437,6 +443,7 @@ impl Store {
         }
         out.files.sort();
         out.links.sort();
+        out.not_utf8.sort();
         Ok(out)
     }
 
