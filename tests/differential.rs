@@ -323,7 +323,21 @@ fn batch(rng: &mut Rng, s: &State, step: usize, n: usize) -> Vec<String> {
 fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     let PageState { path, kind, .. } = rng.pick(&s.pages).clone();
     let text = v.read(&path);
-    match rng.below(11) {
+    match rng.below(13) {
+        11 => {
+            // A symbolic link named like a page (to a page): reported, never followed.
+            let link = format!("concepts/link-{step}.md");
+            std::os::unix::fs::symlink(format!("../{path}"), v.path(&link)).unwrap();
+            format!("linked {link} to {path}")
+        }
+        12 => {
+            // A page whose file name is not UTF-8: reported, not read.
+            use std::os::unix::ffi::OsStrExt;
+            let name = [b"bad-\xff-".as_slice(), step.to_string().as_bytes(), b".md"].concat();
+            let file = v.path("concepts").join(std::ffi::OsStr::from_bytes(&name));
+            std::fs::write(&file, &text).unwrap();
+            format!("copied {path} under a file name that is not UTF-8")
+        }
         10 => {
             // A copy under another name: two pages with one id, every claim id on both.
             let copy = format!("{}-copy-{step}.md", path.trim_end_matches(".md"));
@@ -859,11 +873,22 @@ fn check_agent_reads_its_checkout(r: &Ctx<'_>, what: &str) {
             "{what}: {name} {args:?} --agent diff\n{}",
             agent.stderr
         );
-        assert_eq!(
-            (agent.code, agent.stdout.as_str()),
-            (checkout.code, checkout.stdout.as_str()),
-            "{what}: {name} {args:?} --agent diff differs from a checkout of agents/diff"
-        );
+        if (agent.code, &agent.stdout) != (checkout.code, &checkout.stdout) {
+            keep_for_inspection(r);
+            let first = agent
+                .stdout
+                .lines()
+                .zip(checkout.stdout.lines())
+                .find(|(a, b)| a != b);
+            panic!(
+                "{what}: {name} {args:?} --agent diff differs from a checkout of agents/diff \
+                 (exit {} against {}); first differing lines:\n agent:    {:?}\n checkout: {:?}",
+                agent.code,
+                checkout.code,
+                first.map(|f| f.0),
+                first.map(|f| f.1)
+            );
+        }
         if args == ["--digest"] {
             let cached = std::fs::read_to_string(
                 r.v.root

@@ -154,19 +154,22 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
         path: dir.to_path_buf(),
         source: e,
     })?;
-    let mut items: Vec<(String, std::fs::FileType, PathBuf)> = Vec::new();
+    // (name, file type, path); names that are not UTF-8 (no file type) in their U+FFFD form,
+    // with their bytes to order them among equal forms.
+    type Listed = (String, Option<std::fs::FileType>, PathBuf, Vec<u8>);
+    let mut items: Vec<Listed> = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| VaultError::Unreadable {
             path: dir.to_path_buf(),
             source: e,
         })?;
-        let Ok(name) = entry.file_name().into_string() else {
-            out.push(PageFile {
-                path: format!("{rel}/{}", entry.file_name().to_string_lossy()),
-                abs: entry.path(),
-                problem: Some(NOT_UTF8.into()),
-            });
-            continue;
+        let name = match entry.file_name().into_string() {
+            Ok(name) => name,
+            Err(raw) => {
+                let lossy = raw.to_string_lossy().into_owned();
+                items.push((lossy, None, entry.path(), raw.as_encoded_bytes().to_vec()));
+                continue;
+            }
         };
         if name.starts_with('.') {
             continue;
@@ -175,11 +178,21 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
             path: entry.path(),
             source: e,
         })?;
-        items.push((name, ft, entry.path()));
+        let raw = name.as_bytes().to_vec();
+        items.push((name, Some(ft), entry.path(), raw));
     }
-    items.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, ft, abs) in items {
+    // By name (see `fast::walk`), then by bytes: not in the directory's order.
+    items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.3.cmp(&b.3)));
+    for (name, ft, abs, _) in items {
         let path = format!("{rel}/{name}");
+        let Some(ft) = ft else {
+            out.push(PageFile {
+                path,
+                abs,
+                problem: Some(NOT_UTF8.into()),
+            });
+            continue;
+        };
         if ft.is_symlink() {
             if name.ends_with(".md") {
                 out.push(PageFile {
@@ -380,6 +393,9 @@ mod fast {
         Dir(String),
         /// A symbolic link named like a page.
         Link(String),
+        /// An entry whose name is not UTF-8: its name with U+FFFD for the bytes that are not,
+        /// and its bytes.
+        NotUtf8(String, Vec<u8>),
     }
 
     fn stat_of(fd: &OwnedFd, name: &str) -> std::io::Result<(u64, Option<FileStat>)> {
@@ -414,16 +430,8 @@ mod fast {
             let bytes = name.to_bytes();
             // (As `super::walk`: a name that is not UTF-8 is reported even when it is hidden.)
             let Ok(name) = std::str::from_utf8(bytes) else {
-                let lossy = String::from_utf8_lossy(bytes);
-                use std::os::unix::ffi::OsStrExt;
-                out.push(StatedFile {
-                    file: PageFile {
-                        path: format!("{rel}/{lossy}"),
-                        abs: dir.join(std::ffi::OsStr::from_bytes(bytes)),
-                        problem: Some(super::NOT_UTF8.into()),
-                    },
-                    stat: None,
-                });
+                let lossy = String::from_utf8_lossy(bytes).into_owned();
+                items.push(Item::NotUtf8(lossy, bytes.to_vec()));
                 continue;
             };
             if name.starts_with('.') {
@@ -449,10 +457,22 @@ mod fast {
         drop(buf);
         fn name_of(item: &Item) -> &str {
             match item {
-                Item::Page(n) | Item::Dir(n) | Item::Link(n) => n,
+                Item::Page(n) | Item::Dir(n) | Item::Link(n) | Item::NotUtf8(n, _) => n,
             }
         }
-        items.sort_unstable_by(|a, b| name_of(a).cmp(name_of(b)));
+        fn raw_of(item: &Item) -> &[u8] {
+            match item {
+                Item::NotUtf8(_, raw) => raw,
+                other => name_of(other).as_bytes(),
+            }
+        }
+        // By name (names that are not UTF-8 where their U+FFFD form sorts, as a listing of git's
+        // tree does), then by bytes: the order does not depend on the directory's.
+        items.sort_unstable_by(|a, b| {
+            name_of(a)
+                .cmp(name_of(b))
+                .then_with(|| raw_of(a).cmp(raw_of(b)))
+        });
         // Pages statted (and sub-directories walked) side by side, then put back in order.
         enum Found {
             One(StatedFile),
@@ -485,6 +505,17 @@ mod fast {
                         },
                         stat: None,
                     }),
+                    Item::NotUtf8(_, raw) => {
+                        use std::os::unix::ffi::OsStrExt;
+                        Found::One(StatedFile {
+                            file: PageFile {
+                                path,
+                                abs: dir.join(std::ffi::OsStr::from_bytes(raw)),
+                                problem: Some(super::NOT_UTF8.into()),
+                            },
+                            stat: None,
+                        })
+                    }
                     Item::Dir(_) => Found::Many(walk(&abs, &path, depth + 1).unwrap_or_else(|e| {
                         vec![StatedFile {
                             file: PageFile {
@@ -801,15 +832,43 @@ mod tests {
         }
         std::os::unix::fs::symlink("a.md", vault.join("concepts/link.md")).unwrap();
         std::os::unix::fs::symlink("a", vault.join("concepts/dirlink")).unwrap();
-        std::fs::write(
-            vault
-                .join("concepts")
-                .join(std::ffi::OsStr::from_bytes(b"bad\xff.md")),
-            "# Bad\n",
-        )
-        .unwrap();
+        for name in [
+            b"bad\xff.md".as_slice(),
+            b"bad\xfe-10.md",
+            b"bad\xfe-7.md",
+            b"bad\xff-8",
+            b"c\xff.md",
+        ] {
+            std::fs::write(
+                vault
+                    .join("concepts")
+                    .join(std::ffi::OsStr::from_bytes(name)),
+                "# Bad\n",
+            )
+            .unwrap();
+        }
         let listed = scan(vault).unwrap();
         let stated = scan_stat(vault).unwrap();
+        // Every entry in name order (names that are not UTF-8 in their U+FFFD form, equal
+        // forms by bytes), not in the directory's order.
+        let concepts: Vec<&str> = listed
+            .iter()
+            .map(|f| f.path.as_str())
+            .filter(|p| p.starts_with("concepts/"))
+            .collect();
+        assert_eq!(
+            concepts,
+            [
+                "concepts/a/b/c.md",
+                "concepts/a.md",
+                "concepts/bad\u{fffd}-10.md",
+                "concepts/bad\u{fffd}-7.md",
+                "concepts/bad\u{fffd}-8",
+                "concepts/bad\u{fffd}.md",
+                "concepts/c\u{fffd}.md",
+                "concepts/link.md",
+            ]
+        );
         assert_eq!(
             stated.iter().map(|s| &s.file).collect::<Vec<_>>(),
             listed.iter().collect::<Vec<_>>()
