@@ -102,14 +102,28 @@ impl<'a> SnapshotFiles<'a> {
         Ok(SnapshotFiles::new(snap, Untracked::Worktree(root)))
     }
 
-    /// The vault at `commit` (`None`: an unborn branch, no files).
-    pub fn commit(store: &'a Store, commit: Option<wiki_store::ObjectId>) -> Result<Self> {
+    /// The vault at `commit` (`None`: an unborn branch, no files), agent `agent`'s branch:
+    /// the pages its parse cache holds are not read from git, and compiles save that cache
+    /// ([`Snapshot::use_agent_parse_cache`]).
+    pub fn commit(
+        store: &'a Store,
+        commit: Option<wiki_store::ObjectId>,
+        agent: &str,
+    ) -> Result<Self> {
         Ok(match commit {
             None => SnapshotFiles::new(Snapshot::new(), Untracked::Nothing),
             Some(id) => {
                 let rev = id.to_string();
-                let snap =
+                let mut snap =
                     Snapshot::from_rev(store, &rev).map_err(|e| Error::Runtime(e.to_string()))?;
+                // The agent's compiled caches live beside the work tree: what its last compile
+                // recorded is checked against them (see `wiki_digest::derived`).
+                wiki_digest::derived::overlay_agent_files(
+                    &mut snap,
+                    store.vault_dir(),
+                    Some(agent),
+                );
+                snap.use_agent_parse_cache(store.vault_dir(), agent, true);
                 SnapshotFiles::new(snap, Untracked::Commit(store, rev))
             }
         })

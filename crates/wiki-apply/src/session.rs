@@ -119,7 +119,11 @@ impl Session {
                 &self.store,
             )?))
         } else {
-            Ok(Box::new(SnapshotFiles::commit(&self.store, base)?))
+            Ok(Box::new(SnapshotFiles::commit(
+                &self.store,
+                base,
+                &self.agent,
+            )?))
         }
     }
 
@@ -229,9 +233,13 @@ impl Compiler for DigestCompiler {
         // Parsed pages of the last compile are reused (keyed by path and blob id) when the
         // files come from the work tree; the cache is refreshed for the next run, on another
         // thread while the batch commits (`apply_batch` waits for it before unlocking).
-        let changes = match base.origin() {
-            wiki_digest::snapshot::Origin::Worktree(dir) => {
-                let dir = dir.clone();
+        let cache_home = match base.origin() {
+            wiki_digest::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
+            // An agent's branch read from git: its own parse cache.
+            _ => base.parse_cache_vault().map(std::path::Path::to_path_buf),
+        };
+        let changes = match cache_home {
+            Some(dir) => {
                 wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
             }
             _ => {

@@ -135,3 +135,54 @@ fn agent_list_and_create() {
     .expect_code(0);
     assert_eq!(rev(&v, "agents/writer-bot~1"), first);
 }
+
+/// An agent's operations keep their own parse cache (`.openclaw-wiki/tmp/agents/<ID>/`): the
+/// first one starts from the checked-out branch's (the pages both branches share are not read
+/// from git again), the next ones reuse the agent's own compiled files and dashboards, and
+/// the checked-out branch's cache is left as it was.
+#[test]
+fn agent_operations_keep_their_own_parse_cache() {
+    let v = vault();
+    v.run("wiki", &["compile"]).expect_code(0);
+    let main_cache = v.path(".openclaw-wiki/tmp/parse-cache.bin");
+    let before = std::fs::read(&main_cache).unwrap();
+    let traced = |question: &str| -> String {
+        let mut cmd = v.command("wiki-apply");
+        cmd.args(["--agent", "ops"]).env("WIKI_COMPILE_TRACE", "1");
+        let op =
+            format!(r#"{{"op":"add_question","page":"entity.alpha","question":"{question}"}}"#);
+        let run = wiki_testkit::output(cmd, Some(op.as_bytes()));
+        run.expect_code(0);
+        run.stderr
+    };
+    let first = traced("First?");
+    assert!(
+        first.contains("compile related scope 0,"),
+        "the first operation reuses the checked-out branch's parsed pages: {first}"
+    );
+    assert!(v.exists(".openclaw-wiki/tmp/agents/ops/parse-cache.bin"));
+    let second = traced("Second?");
+    assert!(
+        second.contains("compile related scope 0,") && second.contains("digest reused true"),
+        "{second}"
+    );
+    assert_eq!(std::fs::read(&main_cache).unwrap(), before);
+    assert!(show(&v, "agents/ops:entities/alpha.md").contains("  - Second?\n"));
+    let check = v.run("wiki", &["--agent", "ops", "compile", "--check", "--force"]);
+    assert_eq!(
+        (check.code, check.stdout.as_str()),
+        (0, ""),
+        "{}",
+        check.stderr
+    );
+    let digest = v.run("wiki-digest", &["--agent", "ops", "--digest"]);
+    digest.expect_code(0);
+    assert_eq!(
+        digest.stdout,
+        v.read(".openclaw-wiki/cache/agents/ops/agent-digest.json")
+    );
+    // `wiki compile --agent` uses the same cache: nothing to do.
+    let compile = v.run("wiki", &["--agent", "ops", "compile"]);
+    compile.expect_code(0);
+    assert_eq!(std::fs::read(&main_cache).unwrap(), before);
+}

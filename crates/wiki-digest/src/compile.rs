@@ -542,7 +542,7 @@ pub fn compile_in_vault_with<T>(
         }
         (true, Some(cache)) => cache,
         (true, None) => {
-            loaded = ParseCache::load(vault_dir);
+            loaded = ParseCache::load_for(vault_dir, snapshot.parse_cache_agent());
             &loaded
         }
     };
@@ -600,7 +600,10 @@ pub fn compile_in_vault_saving_aside(
     finish_saving_aside();
     let cache = match snapshot.parse_cache() {
         Some(cache) => std::sync::Arc::clone(cache),
-        None => std::sync::Arc::new(ParseCache::load(vault_dir)),
+        None => std::sync::Arc::new(ParseCache::load_for(
+            vault_dir,
+            snapshot.parse_cache_agent(),
+        )),
     };
     let mut result = compile_cached(&snapshot, opts, &cache);
     let changes = std::mem::take(&mut result.changes);
@@ -652,8 +655,9 @@ pub fn save_parse_cache(
         label.push(';');
         label.push_str(&r.to_label());
     }
-    wiki_parse::pagecache::save_copying(
+    wiki_parse::pagecache::save_copying_for(
         vault_dir,
+        snapshot.parse_cache_agent(),
         &label,
         result
             .pages

@@ -318,6 +318,9 @@ impl VaultContext {
                     Some(id) => {
                         let mut snap =
                             Snapshot::from_rev(&self.store, &id.to_string()).map_err(to_cli)?;
+                        if let Some(agent) = &agent {
+                            snap.use_agent_parse_cache(&self.root, agent, trust_cache);
+                        }
                         // The branch's derived caches live beside the work tree (see `derived`).
                         crate::derived::overlay_agent_files(
                             &mut snap,

@@ -148,6 +148,17 @@ enum Content {
     Bytes(Arc<FileBytes>, Option<Arc<str>>),
     /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
     OnDisk(Arc<OnDisk>),
+    /// A file of a commit's tree, with its blob id: read from git on first use (a page whose
+    /// parsed form the parse cache holds is not read at all).
+    InGit(Arc<InGit>),
+}
+
+#[derive(Debug)]
+struct InGit {
+    id: ObjectId,
+    blob: Arc<str>,
+    source: wiki_store::BlobSource,
+    bytes: OnceLock<Option<Vec<u8>>>,
 }
 
 #[derive(Debug)]
@@ -169,6 +180,7 @@ impl Content {
                 .bytes
                 .get_or_init(|| std::fs::read(&d.abs).ok())
                 .as_deref(),
+            Content::InGit(g) => g.bytes.get_or_init(|| g.source.read(g.id).ok()).as_deref(),
         }
     }
 
@@ -177,6 +189,7 @@ impl Content {
         match self {
             Content::Bytes(_, id) => id.as_deref(),
             Content::OnDisk(d) => Some(&d.blob),
+            Content::InGit(g) => Some(&g.blob),
         }
     }
 }
@@ -190,8 +203,12 @@ pub struct Snapshot {
     origin: Origin,
     /// Stat data and blob id of the settled page files as read from disk (for the parse cache).
     disk: Arc<HashMap<String, (FileStat, [u8; 20])>>,
-    /// The parse cache the snapshot trusted ([`Snapshot::from_worktree_cached`]).
+    /// The parse cache the snapshot trusted ([`Snapshot::from_worktree_cached`],
+    /// [`Snapshot::use_agent_parse_cache`]).
     cache: Option<Arc<ParseCache>>,
+    /// The vault and the agent whose branch's parse cache compiles of this snapshot use
+    /// (`None`: the checked-out branch's; see [`wiki_parse::pagecache::cache_dir`]).
+    cache_agent: Option<(PathBuf, String)>,
 }
 
 impl Default for Snapshot {
@@ -209,6 +226,7 @@ impl Snapshot {
             origin: Origin::Memory,
             disk: Arc::default(),
             cache: None,
+            cache_agent: None,
         }
     }
 
@@ -349,6 +367,7 @@ impl Snapshot {
             origin: Origin::Worktree(vault_dir.to_path_buf()),
             disk: Arc::default(),
             cache,
+            cache_agent: None,
         };
         let mut disk = HashMap::with_capacity(results.len());
         let mut files = Vec::with_capacity(results.len());
@@ -397,7 +416,7 @@ impl Snapshot {
     /// at many of them; [`Snapshot::get`] would read them one at a time).
     pub fn prefetch(&self, paths: &[String]) {
         paths.par_iter().for_each(|p| {
-            if let Some(c @ Content::OnDisk(_)) = self.files.get(p) {
+            if let Some(c @ (Content::OnDisk(_) | Content::InGit(_))) = self.files.get(p) {
                 c.get();
             }
         });
@@ -467,6 +486,28 @@ impl Snapshot {
         self.cache.as_ref()
     }
 
+    /// For a snapshot of agent `agent`'s branch ([`Snapshot::from_rev`]): compiles use that
+    /// branch's parse cache ([`ParseCache::load_for`], [`wiki_parse::pagecache::cache_dir`]),
+    /// and with `trust` the snapshot loads it now, so that the pages it holds are never read
+    /// from git (their parsed form is the cache's, keyed by blob id).
+    pub fn use_agent_parse_cache(&mut self, vault_dir: &Path, agent: &str, trust: bool) {
+        self.cache_agent = Some((vault_dir.to_path_buf(), agent.to_string()));
+        if trust {
+            self.cache = Some(Arc::new(ParseCache::load_for(vault_dir, Some(agent))));
+        }
+    }
+
+    /// The agent whose branch's parse cache compiles of this snapshot use (`None`: the
+    /// checked-out branch's).
+    pub fn parse_cache_agent(&self) -> Option<&str> {
+        self.cache_agent.as_ref().map(|(_, agent)| agent.as_str())
+    }
+
+    /// The vault whose agent parse cache this snapshot uses ([`Snapshot::use_agent_parse_cache`]).
+    pub fn parse_cache_vault(&self) -> Option<&Path> {
+        self.cache_agent.as_ref().map(|(vault, _)| vault.as_path())
+    }
+
     /// The stat data to record in the parse cache for the page at `path` whose entry has blob
     /// id `blob`: the stat data read from disk when the file held exactly those bytes and its
     /// times were settled (see [`wiki_parse::pagecache`]).
@@ -510,16 +551,27 @@ impl Snapshot {
                 tracks(p) && (!vault::is_page_path(p) || vault::is_scanned_page_path(p))
             })
             .unzip();
-        // One repository handle for all blobs (`Store` is not `Sync`: read sequentially).
-        let blobs = store.read_blobs(&ids).map_err(store_err)?;
+        // Read on first use: a compile with a parse cache reads only the pages the cache does
+        // not hold (and the few other files it needs).
+        let source = store.blob_source();
         let snap = Snapshot {
             files: paths
                 .into_iter()
-                .zip(blobs.into_iter().map(Content::bytes))
+                .zip(ids)
+                .map(|(path, id)| {
+                    let content = Content::InGit(Arc::new(InGit {
+                        id,
+                        blob: Arc::from(id.to_string()),
+                        source: source.clone(),
+                        bytes: OnceLock::new(),
+                    }));
+                    (path, content)
+                })
                 .collect(),
             problems,
             disk: Arc::default(),
             cache: None,
+            cache_agent: None,
             origin: Origin::Commit {
                 rev: rev.to_string(),
                 id,
@@ -669,8 +721,8 @@ impl Snapshot {
                         let usable = |page: &Page| links_optional || !page.info.links_omitted;
                         // A page the cache vouches for is not read at all.
                         let trusted = match content {
-                            Content::OnDisk(d) => c
-                                .page_without_text(p, &d.blob)
+                            Content::OnDisk(_) | Content::InGit(_) => c
+                                .page_without_text(p, content.known_blob().unwrap_or_default())
                                 .filter(|(page, _)| usable(page)),
                             _ => None,
                         };

@@ -349,12 +349,30 @@ impl ParseCache {
     /// Read the cache of the vault at `vault_dir`; missing, damaged or foreign files give an
     /// empty cache.
     pub fn load(vault_dir: &Path) -> ParseCache {
-        let mut cache = match crate::mapped::read(&vault_dir.join(CACHE_PATH)) {
+        ParseCache::load_in(vault_dir, &cache_dir(None))
+    }
+
+    /// The cache of `agent`'s branch read from git ([`cache_dir`]); while that branch has none,
+    /// the checked-out branch's: entries are keyed by path and blob id, so the pages the
+    /// branches share are hits, and what its label records of the other branch's compiled
+    /// files is checked against the agent's files before anything is reused.
+    pub fn load_for(vault_dir: &Path, agent: Option<&str>) -> ParseCache {
+        let dir = cache_dir(agent);
+        if agent.is_some() && vault_dir.join(&dir).join(CACHE_FILE).is_file() {
+            ParseCache::load_in(vault_dir, &dir)
+        } else {
+            ParseCache::load(vault_dir)
+        }
+    }
+
+    fn load_in(vault_dir: &Path, dir: &str) -> ParseCache {
+        let dir = vault_dir.join(dir);
+        let mut cache = match crate::mapped::read(&dir.join(CACHE_FILE)) {
             Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
             Err(_) => ParseCache::empty(),
         };
         if cache.base_sum.is_some()
-            && let Ok(delta) = std::fs::read(vault_dir.join(DELTA_PATH))
+            && let Ok(delta) = std::fs::read(dir.join(DELTA_FILE))
         {
             cache.apply_delta(delta);
         }
@@ -757,21 +775,43 @@ pub fn save_copying<'a>(
     prev: &ParseCache,
     stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> std::io::Result<()> {
+    save_copying_for(vault_dir, None, label, pages, prev, stat)
+}
+
+/// [`save_copying`] into the cache of `agent`'s branch ([`cache_dir`]). A delta is written only
+/// beside a cache file of that branch (`prev` may be the checked-out branch's, see
+/// [`ParseCache::load_for`]).
+pub fn save_copying_for<'a>(
+    vault_dir: &Path,
+    agent: Option<&str>,
+    label: &str,
+    pages: impl IntoIterator<Item = (&'a PageInfo, Option<TextLayout>)>,
+    prev: &ParseCache,
+    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
+) -> std::io::Result<()> {
+    let dir = cache_dir(agent);
     let pages: Vec<(&PageInfo, Option<TextLayout>)> = pages.into_iter().collect();
-    if let Some(delta) = encode_delta(label, &pages, prev, &stat) {
-        return crate::layout::write_ignored_file(
-            vault_dir,
-            crate::layout::TMP_DIR,
-            DELTA_FILE,
-            &delta,
-        );
+    let own_base = agent.is_none() || vault_dir.join(&dir).join(CACHE_FILE).is_file();
+    if own_base && let Some(delta) = encode_delta(label, &pages, prev, &stat) {
+        return crate::layout::write_ignored_file(vault_dir, &dir, DELTA_FILE, &delta);
     }
     let bytes = encode_sources(label, pages, prev, stat);
-    crate::layout::write_ignored_file(vault_dir, crate::layout::TMP_DIR, CACHE_FILE, &bytes)?;
+    crate::layout::write_ignored_file(vault_dir, &dir, CACHE_FILE, &bytes)?;
     // The delta belonged to the previous cache file (a reader would ignore it anyway).
-    match std::fs::remove_file(vault_dir.join(DELTA_PATH)) {
+    match std::fs::remove_file(vault_dir.join(&dir).join(DELTA_FILE)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
+    }
+}
+
+/// The directory (vault-relative) of the parse cache of the checked-out branch (`None`:
+/// `.openclaw-wiki/tmp`), or of agent `ID`'s branch read from git
+/// (`.openclaw-wiki/tmp/agents/<ID>`), so that operations of agents and on the checked-out
+/// branch do not replace each other's cache.
+pub fn cache_dir(agent: Option<&str>) -> String {
+    match agent {
+        None => crate::layout::TMP_DIR.to_string(),
+        Some(id) => format!("{}/agents/{id}", crate::layout::TMP_DIR),
     }
 }
 

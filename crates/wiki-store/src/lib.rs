@@ -181,7 +181,7 @@ pub use gix::ObjectId;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
 pub use maintain::PackOutcome;
 pub use message::parse_trailers;
-pub use read::Listing;
+pub use read::{BlobSource, Listing};
 
 use error::GitResultExt;
 

@@ -368,7 +368,44 @@ fn identity_of(sig: gix::actor::SignatureRef<'_>) -> Identity {
     }
 }
 
+/// Reads blobs by id from any thread (see [`Store::blob_source`]): each thread opens the
+/// repository once (a repository handle is not shared between threads).
+#[derive(Debug, Clone)]
+pub struct BlobSource {
+    vault_dir: std::path::PathBuf,
+}
+
+impl BlobSource {
+    /// The bytes of blob `id`.
+    pub fn read(&self, id: ObjectId) -> Result<Vec<u8>> {
+        thread_local! {
+            static STORES: std::cell::RefCell<Vec<(std::path::PathBuf, Store)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        STORES.with(|stores| {
+            let mut stores = stores.borrow_mut();
+            let at = match stores.iter().position(|(dir, _)| *dir == self.vault_dir) {
+                Some(at) => at,
+                None => {
+                    stores.push((self.vault_dir.clone(), Store::open(&self.vault_dir)?));
+                    stores.len() - 1
+                }
+            };
+            // (One id in, one blob out, or an error.)
+            Ok(stores[at].1.read_blobs(&[id])?.pop().unwrap_or_default())
+        })
+    }
+}
+
 impl Store {
+    /// A handle that reads blobs by id on any thread, for contents read on first use (a
+    /// branch's pages whose parsed form a cache holds need not be read at all).
+    pub fn blob_source(&self) -> BlobSource {
+        BlobSource {
+            vault_dir: self.vault_dir.clone(),
+        }
+    }
+
     /// Resolve `rev` to a commit id: `HEAD`, branch, tag and remote names, `refs/...`, full or
     /// abbreviated hex ids, with optional `~N` / `^N` suffixes (e.g. `HEAD~1`, `main^2`).
     pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
