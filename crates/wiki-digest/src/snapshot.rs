@@ -551,23 +551,33 @@ impl Snapshot {
                 tracks(p) && (!vault::is_page_path(p) || vault::is_scanned_page_path(p))
             })
             .unzip();
-        // Read on first use: a compile with a parse cache reads only the pages the cache does
-        // not hold (and the few other files it needs).
+        // Pages are read on first use: a compile with a parse cache reads only those it does
+        // not hold. The few other files (indexes, state, compiled caches) are read now, so
+        // that one git cannot read stops the command as before.
         let source = store.blob_source();
+        type Files = Vec<(String, ObjectId)>;
+        let (extra, pages): (Files, Files) = paths
+            .into_iter()
+            .zip(ids)
+            .partition(|(p, _)| EXTRA_PATHS.contains(&p.as_str()));
+        let extra_ids: Vec<ObjectId> = extra.iter().map(|(_, id)| *id).collect();
+        let extra_bytes = store.read_blobs(&extra_ids).map_err(store_err)?;
+        let mut files: BTreeMap<String, Content> = extra
+            .into_iter()
+            .zip(extra_bytes)
+            .map(|((path, _), bytes)| (path, Content::bytes(bytes)))
+            .collect();
+        files.extend(pages.into_iter().map(|(path, id)| {
+            let content = Content::InGit(Arc::new(InGit {
+                id,
+                blob: Arc::from(id.to_string()),
+                source: source.clone(),
+                bytes: OnceLock::new(),
+            }));
+            (path, content)
+        }));
         let snap = Snapshot {
-            files: paths
-                .into_iter()
-                .zip(ids)
-                .map(|(path, id)| {
-                    let content = Content::InGit(Arc::new(InGit {
-                        id,
-                        blob: Arc::from(id.to_string()),
-                        source: source.clone(),
-                        bytes: OnceLock::new(),
-                    }));
-                    (path, content)
-                })
-                .collect(),
+            files,
             problems,
             disk: Arc::default(),
             cache: None,
@@ -716,6 +726,19 @@ impl Snapshot {
         let results: Vec<Parsed> = paths
             .par_iter()
             .map(|&(p, content)| {
+                // A page of a commit that cannot be read from git is reported, not taken as
+                // empty (the other readers take an unreadable file as missing).
+                if let Content::InGit(g) = content
+                    && !cache.is_some_and(|(c, _)| c.contains_version(p, &g.blob))
+                    && content.get().is_none()
+                {
+                    let error = PageError {
+                        path: p.to_string(),
+                        line: 1,
+                        message: format!("cannot read blob {} from git", g.id),
+                    };
+                    return (Err(error), false, None);
+                }
                 let (parsed, hit, unloaded) = match cache {
                     Some((c, links_optional)) => {
                         let usable = |page: &Page| links_optional || !page.info.links_omitted;

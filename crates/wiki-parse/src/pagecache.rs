@@ -497,6 +497,12 @@ impl ParseCache {
         self.entries.contains_key(path)
     }
 
+    /// Whether the page at `path` is cached in its version with blob id `blob_id` (hex),
+    /// without decoding the entry.
+    pub fn contains_version(&self, path: &str, blob_id: &str) -> bool {
+        self.entry_of(path, blob_id).is_some()
+    }
+
     /// Cached page paths (any order).
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
