@@ -272,6 +272,43 @@ fn an_agent_branch_reads_as_its_checkout() {
     }
 }
 
+/// A page of an agent's branch whose blob git cannot read (here: its loose object deleted) is
+/// reported with its path, never taken as an empty page.
+#[test]
+fn an_unreadable_blob_of_an_agent_branch_is_reported() {
+    let v = compiled();
+    v.git(&["checkout", "-q", "-b", "agents/ag"]);
+    v.write(
+        "concepts/lost.md",
+        wiki_testkit::page(&["id: concept.lost", "title: Lost"], "# Lost\n"),
+    );
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "lost"]);
+    let id = v.git(&["rev-parse", "HEAD:concepts/lost.md"]);
+    let id = id.trim();
+    v.git(&["checkout", "-q", "main"]);
+    std::fs::remove_file(v.path(&format!(".git/objects/{}/{}", &id[..2], &id[2..]))).unwrap();
+    let digest = v.run("wiki-digest", &["--agent", "ag", "--digest"]);
+    digest.expect_code(0);
+    let errors = &digest.json()["frontmatterErrors"];
+    assert_eq!(
+        errors,
+        &serde_json::json!([{
+            "path": "concepts/lost.md",
+            "line": 1,
+            "message": format!("cannot read blob {id} from git")
+        }])
+    );
+    assert!(!digest.stdout.contains("\"concept.lost\""));
+    let parse = v.run("wiki-parse", &["--agent", "ag", "concepts/lost.md"]);
+    parse.expect_code(2);
+    assert!(
+        parse.stderr.contains(&format!("read blob {id}")),
+        "{}",
+        parse.stderr
+    );
+}
+
 /// Each output has one form; another `--format` is a usage error, not silently ignored.
 #[test]
 fn other_formats_are_refused() {
