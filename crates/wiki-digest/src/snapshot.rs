@@ -540,7 +540,7 @@ impl Snapshot {
     pub fn from_rev(store: &Store, rev: &str) -> Result<Snapshot, SnapshotError> {
         let id = store.resolve(rev).map_err(store_err)?;
         let hex = id.to_string();
-        let listing = store.list_files_and_links(&hex, "").map_err(store_err)?;
+        let listing = store.list_tree(&hex, "").map_err(store_err)?;
         // As a checkout's read: pages too deep to be scanned are not pages, and links or names
         // that are not UTF-8 where a page would be are problems.
         let problems = vault::tree_problems(&listing);

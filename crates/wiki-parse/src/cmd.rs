@@ -101,8 +101,11 @@ fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliErr
 
 /// The revision `--agent ID` reads ([`wiki_store::Store::agent_branch`]), with its name for
 /// messages; `None` when the agent's branch is checked out (the work tree is read, as without
-/// an agent).
-fn agent_rev(store: &wiki_store::Store, id: &str) -> Result<Option<(String, String)>, CliError> {
+/// an agent). An id that makes no valid branch name is a usage error. (Also `wiki-lint`'s.)
+pub fn agent_rev(
+    store: &wiki_store::Store,
+    id: &str,
+) -> Result<Option<(String, String)>, CliError> {
     let agent = store.agent_branch(id).map_err(|e| match e {
         e @ wiki_store::Error::InvalidAgent { .. } => CliError::Usage(e.to_string()),
         e => CliError::runtime(e),
@@ -170,8 +173,7 @@ fn parse_rev(
     vault: &Path,
     paths: &[PathBuf],
 ) -> Result<Vec<Result<crate::page::Page, PageError>>, CliError> {
-    let mut listed: Vec<(String, wiki_store::ObjectId)> = Vec::new();
-    let mut problems: Vec<PageError> = Vec::new();
+    let mut listed = vault::TreePages::default();
     let unders = if paths.is_empty() {
         vec![String::new()]
     } else {
@@ -194,26 +196,10 @@ fn parse_rev(
                 arg.display()
             )));
         }
-        listed.extend(found.pages);
-        problems.extend(found.problems);
+        // Arguments may overlap: each page once, in the work tree's scan order.
+        listed.merge(found);
     }
-    // In the work tree's scan order, each page once (arguments may overlap).
-    listed.sort_by(|(a, _), (b, _)| vault::scan_order(a, b));
-    listed.dedup_by(|(a, _), (b, _)| a == b);
-    problems.sort_by(|a, b| vault::scan_order(&a.path, &b.path));
-    problems.dedup_by(|a, b| a.path == b.path);
-    let ids: Vec<wiki_store::ObjectId> = listed.iter().map(|(_, id)| *id).collect();
-    let blobs = store.read_blobs(&ids).map_err(CliError::runtime)?;
-    use rayon::prelude::*;
-    let mut results: Vec<(&str, Result<crate::page::Page, PageError>)> = listed
-        .par_iter()
-        .zip(blobs.par_iter())
-        .map(|((path, _), bytes)| (path.as_str(), crate::page::parse_page(path, bytes)))
-        .collect();
-    // The links a checkout's scan reports, where it reports them.
-    results.extend(problems.iter().map(|e| (e.path.as_str(), Err(e.clone()))));
-    results.sort_by(|(a, _), (b, _)| vault::scan_order(a, b));
-    Ok(results.into_iter().map(|(_, r)| r).collect())
+    listed.parse(store).map_err(CliError::runtime)
 }
 
 /// Run `wiki-parse`.

@@ -91,11 +91,21 @@ impl PageKind {
 
 /// Whether a vault-relative path names a page (page directory, `.md`, not an `index.md`).
 pub fn is_page_path(path: &str) -> bool {
+    named_like_page(path) && path.rsplit('/').next() != Some("index.md")
+}
+
+/// A `.md` file below a page directory with no hidden or empty path segment: a page, or an
+/// `index.md` (which [`scan`] also reports when it is a symbolic link).
+fn named_like_page(path: &str) -> bool {
     PageKind::from_path(path).is_some()
         && path.ends_with(".md")
         && path.contains('/')
-        && path.rsplit('/').next() != Some("index.md")
-        && !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
+        && visible(path)
+}
+
+/// No hidden (`.`-prefixed) or empty segment: a path [`scan`] can reach.
+fn visible(path: &str) -> bool {
+    !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
 }
 
 /// Errors that stop a whole vault read (exit code 2).
@@ -608,23 +618,57 @@ pub fn parse_blobs(blobs: &[(String, Vec<u8>)]) -> VaultPages {
 pub struct TreePages {
     /// Page paths with their blob ids, in scan order.
     pub pages: Vec<(String, wiki_store::ObjectId)>,
-    /// What a scan of a checkout would report: symbolic links where a page or a page directory
-    /// would be.
+    /// What a scan of a checkout would report ([`tree_problems`]), in scan order.
     pub problems: Vec<PageError>,
+}
+
+impl TreePages {
+    /// Add `other`'s pages and problems (a listing of another directory of the same tree),
+    /// keeping scan order, each path once.
+    pub fn merge(&mut self, other: TreePages) {
+        self.pages.extend(other.pages);
+        self.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
+        self.pages.dedup_by(|(a, _), (b, _)| a == b);
+        self.problems.extend(other.problems);
+        self.problems.sort_by(|a, b| scan_order(&a.path, &b.path));
+        self.problems.dedup_by(|a, b| a.path == b.path);
+    }
+
+    /// Read and parse the pages (in parallel): one result per page or problem, in scan order,
+    /// as a checkout's read gives them ([`read_files`] of [`scan`]).
+    pub fn parse(
+        &self,
+        store: &wiki_store::Store,
+    ) -> Result<Vec<Result<Page, PageError>>, wiki_store::Error> {
+        let ids: Vec<wiki_store::ObjectId> = self.pages.iter().map(|(_, id)| *id).collect();
+        let blobs = store.read_blobs(&ids)?;
+        let mut results: Vec<(&str, Result<Page, PageError>)> = self
+            .pages
+            .par_iter()
+            .zip(blobs.par_iter())
+            .map(|((path, _), bytes)| (path.as_str(), page::parse_page(path, bytes)))
+            .collect();
+        results.extend(
+            self.problems
+                .iter()
+                .map(|e| (e.path.as_str(), Err(e.clone()))),
+        );
+        results.sort_by(|(a, _), (b, _)| scan_order(a, b));
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
 }
 
 /// The pages of the vault at git revision `rev` below vault directory `under` (`""`: the whole
 /// vault), read from git without a checkout, as [`scan`] would list them in a checkout: page
 /// paths ([`is_page_path`], at most [`MAX_DEPTH`] directories below their page directory) in
 /// scan order (page directories in [`PageKind::ALL`] order, then each directory's entries by
-/// name, depth first), and a problem for each symbolic link in place of a page or of a page
-/// directory.
+/// name, depth first), and the problems such a scan reports ([`tree_problems`]).
 pub fn pages_at(
     store: &wiki_store::Store,
     rev: &str,
     under: &str,
 ) -> Result<TreePages, wiki_store::Error> {
-    let listing = store.list_files_and_links(rev, under)?;
+    let listing = store.list_tree(rev, under)?;
     let mut out = TreePages {
         problems: tree_problems(&listing),
         pages: listing
@@ -634,7 +678,6 @@ pub fn pages_at(
             .collect(),
     };
     out.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
-    out.problems.sort_by(|a, b| scan_order(&a.path, &b.path));
     Ok(out)
 }
 
@@ -660,16 +703,13 @@ pub fn tree_problems(listing: &wiki_store::Listing) -> Vec<PageError> {
         .collect();
     problems.extend(listing.not_utf8.iter().filter_map(|path| {
         let (parent, _) = path.rsplit_once('/')?;
-        (PageKind::from_path(path).is_some()
-            && !parent
-                .split('/')
-                .any(|s| s.starts_with('.') || s.is_empty())
-            && within_scan_depth(path))
-        .then(|| PageError {
-            path: path.clone(),
-            line: 1,
-            message: NOT_UTF8.into(),
-        })
+        (PageKind::from_path(path).is_some() && visible(parent) && within_scan_depth(path)).then(
+            || PageError {
+                path: path.clone(),
+                line: 1,
+                message: NOT_UTF8.into(),
+            },
+        )
     }));
     problems.sort_by(|a, b| scan_order(&a.path, &b.path));
     problems
@@ -681,11 +721,9 @@ pub fn tree_problems(listing: &wiki_store::Listing) -> Vec<PageError> {
 pub fn tree_link_problem(path: String) -> Option<PageError> {
     let message = if PageKind::ALL.iter().any(|k| k.dir() == path) {
         SYMLINKED_DIRECTORY
-    } else if (is_page_path(&path) || path.ends_with("/index.md"))
-        && PageKind::from_path(&path).is_some()
-        && !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
-        && within_scan_depth(&path)
-    {
+    } else if named_like_page(&path) && within_scan_depth(&path) {
+        // As in a checkout, where a link named like a page (`index.md` included) is
+        // reported rather than followed.
         SYMLINKED_PAGE
     } else {
         return None;
@@ -711,28 +749,13 @@ pub fn scan_order(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.split('/').cmp(b.split('/')))
 }
 
-/// Read and parse the pages of the vault at git revision `rev` ([`pages_at`]), in parallel;
-/// the links [`pages_at`] reports are errors, in scan order with the pages that fail to parse, as
-/// in [`read_vault`].
+/// Read and parse the pages of the vault at git revision `rev` ([`pages_at`],
+/// [`TreePages::parse`]), as [`read_vault`] reads a checkout.
 pub fn read_vault_at(
     store: &wiki_store::Store,
     rev: &str,
 ) -> Result<VaultPages, wiki_store::Error> {
-    let listed = pages_at(store, rev, "")?;
-    let ids: Vec<wiki_store::ObjectId> = listed.pages.iter().map(|(_, id)| *id).collect();
-    let blobs = store.read_blobs(&ids)?;
-    let mut pages = split_results(
-        listed
-            .pages
-            .par_iter()
-            .zip(blobs.par_iter())
-            .map(|((path, _), bytes)| page::parse_page(path, bytes))
-            .collect(),
-    );
-    // Problems and parse errors in scan order, as a checkout's read reports them.
-    pages.errors.extend(listed.problems);
-    pages.errors.sort_by(|a, b| scan_order(&a.path, &b.path));
-    Ok(pages)
+    Ok(split_results(pages_at(store, rev, "")?.parse(store)?))
 }
 
 /// Sort parse results into pages and errors, keeping their order.

@@ -289,7 +289,7 @@ pub(crate) fn join(base: &str, name: &[u8]) -> String {
     }
 }
 
-/// The files of a tree ([`Store::list_files_and_links`]), each list sorted by path.
+/// The files of a tree ([`Store::list_tree`]), each list sorted by path.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Listing {
     /// Regular files, with their blob ids.
@@ -448,13 +448,13 @@ impl Store {
     /// All regular files below vault directory `under` (`""` = the whole vault) at `rev`,
     /// recursively, as `(vault path, blob id)` sorted by path. Empty when `under` does not exist.
     pub fn list_files(&self, rev: &str, under: &str) -> Result<Vec<(String, ObjectId)>> {
-        Ok(self.list_files_and_links(rev, under)?.files)
+        Ok(self.list_tree(rev, under)?.files)
     }
 
     /// [`Store::list_files`], and the vault paths of the symbolic links and of the entries whose
     /// name is not UTF-8 found there (a reader reports those where a page would be, as it does
     /// in the work tree).
-    pub fn list_files_and_links(&self, rev: &str, under: &str) -> Result<Listing> {
+    pub fn list_tree(&self, rev: &str, under: &str) -> Result<Listing> {
         let under = paths::normalize_dir(under)?;
         let repo = self.repo();
         let commit = resolve(&repo, rev)?;

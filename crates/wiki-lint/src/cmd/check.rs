@@ -130,13 +130,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 let rev = match global.agent_id()? {
                     Some(agent) => {
                         let store = wiki_store::Store::open(&vault).map_err(CliError::runtime)?;
-                        let branch = store.agent_branch(&agent).map_err(|e| match e {
-                            e @ wiki_store::Error::InvalidAgent { .. } => {
-                                CliError::Usage(e.to_string())
-                            }
-                            e => CliError::runtime(e),
-                        })?;
-                        branch.rev().map(|rev| (store, rev))
+                        wiki_parse::cmd::agent_rev(&store, &agent)?.map(|(rev, _)| (store, rev))
                     }
                     None => None,
                 };
