@@ -62,8 +62,10 @@ impl Session {
         let vault = store.vault_dir().to_path_buf();
         Ok(match agent_id {
             Some(id) => {
-                let branch = agent::branch_name(&id);
-                let checked_out = current.as_deref() == Some(branch.as_str());
+                // Where the agent's vault is read is the store's one decision (the tip a batch
+                // starts from is read again for every attempt: see `base`).
+                let wiki_store::AgentBranch { branch, state } = store.agent_branch(&id)?;
+                let checked_out = state == wiki_store::AgentState::CheckedOut;
                 Session {
                     store,
                     vault,
