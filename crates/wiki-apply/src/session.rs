@@ -219,6 +219,14 @@ impl Compiler for DigestCompiler {
             .map_err(|e| Error::Runtime(format!("bad timestamp {now}: {e}")))?;
         let mut trace = Tracer::new(trace_enabled());
         let mut snap = base.clone();
+        // An agent's first operation starts from the checked-out branch's compiled caches (not
+        // a dry run: its diff shows the agent's own files as they are).
+        let seeded = if self.keep_before {
+            Vec::new()
+        } else {
+            wiki_digest::derived::seed_agent_files(&mut snap)
+        };
+        let seeded_from = (!seeded.is_empty()).then(|| snap.clone());
         let overlay: Vec<Change> = changes
             .iter()
             .map(|c| Change {
@@ -240,7 +248,21 @@ impl Compiler for DigestCompiler {
             // An agent's branch read from git: its own parse cache.
             _ => base.parse_cache_vault().map(std::path::Path::to_path_buf),
         };
-        let changes = match cache_home {
+        let mut changes = match cache_home {
+            // A dry run writes nothing, the parse cache included: it only reads it.
+            Some(dir) if self.keep_before => {
+                let cache = match snap.parse_cache() {
+                    Some(cache) => std::sync::Arc::clone(cache),
+                    None => std::sync::Arc::new(wiki_parse::pagecache::ParseCache::load_for(
+                        &dir,
+                        snap.parse_cache_agent(),
+                    )),
+                };
+                let mut result = wiki_digest::compile::compile_cached(&snap, &opts, &cache);
+                let changes = std::mem::take(&mut result.changes);
+                wiki_cli::drop_later((snap, result, cache));
+                changes
+            }
             Some(dir) => {
                 wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
             }
@@ -252,6 +274,10 @@ impl Compiler for DigestCompiler {
                 changes
             }
         };
+        if let Some(from) = &seeded_from {
+            let writes = wiki_digest::derived::seeded_writes(from, &seeded, &changes);
+            changes.extend(writes);
+        }
         trace.phase("compile: compile and parse cache");
         let out = changes
             .into_iter()

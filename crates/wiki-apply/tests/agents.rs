@@ -137,6 +137,74 @@ fn agent_list_and_create() {
 }
 
 /// An agent's operations keep their own parse cache (`.openclaw-wiki/tmp/agents/<ID>/`): the
+/// `agent`'s compiled files (beside the work tree) are what its branch compiles to.
+fn assert_agent_files_are_its_branchs(v: &Vault, agent: &str) {
+    for (flag, file) in [
+        ("--digest", "agent-digest.json"),
+        ("--claims", "claims.jsonl"),
+    ] {
+        let computed = v.run("wiki-digest", &["--agent", agent, flag]);
+        computed.expect_code(0);
+        assert!(
+            computed.stdout == v.read(&format!(".openclaw-wiki/cache/agents/{agent}/{file}")),
+            "{agent}: {file} differs from `wiki-digest --agent {agent} {flag}`"
+        );
+    }
+    let check = v.run("wiki", &["--agent", agent, "compile", "--check", "--force"]);
+    assert_eq!(
+        (check.code, check.stdout.as_str()),
+        (0, ""),
+        "{}",
+        check.stderr
+    );
+}
+
+/// The first operation of an agent whose branch differs from the checked-out one (started from
+/// the uncompiled commit, with a page the checked-out branch lacks) starts from the checked-out
+/// branch's compiled files and still compiles its own branch.
+#[test]
+fn an_agent_first_operation_on_a_different_branch_compiles_its_branch() {
+    let v = vault();
+    v.run("wiki", &["compile"]).expect_code(0);
+    v.run("wiki", &["agent", "create", "old", "--from", "HEAD~1"])
+        .expect_code(0);
+    let ops = [
+        r#"{"op":"create_synthesis","title":"Old Only","body":"Only on the old branch.","sourceIds":["source.alpha"]}"#,
+        r#"{"op":"add_question","page":"entity.alpha","question":"Old?"}"#,
+    ];
+    let mut cmd = v.command("wiki-apply");
+    cmd.args(["--agent", "old"]).env("WIKI_COMPILE_TRACE", "1");
+    let run = wiki_testkit::output(cmd, Some(ops.join("\n").as_bytes()));
+    run.expect_code(0);
+    assert_agent_files_are_its_branchs(&v, "old");
+    assert!(
+        v.read(".openclaw-wiki/cache/agents/old/agent-digest.json")
+            .contains("Old Only")
+    );
+    assert!(
+        !v.read(".openclaw-wiki/cache/agent-digest.json")
+            .contains("Old Only")
+    );
+    // A second operation reuses what the first left.
+    let mut cmd = v.command("wiki-apply");
+    cmd.args(["--agent", "old"]).env("WIKI_COMPILE_TRACE", "1");
+    let op = r#"{"op":"add_question","page":"entity.alpha","question":"Again?"}"#;
+    let run = wiki_testkit::output(cmd, Some(op.as_bytes()));
+    run.expect_code(0);
+    assert!(run.stderr.contains("digest reused true"), "{}", run.stderr);
+    assert_agent_files_are_its_branchs(&v, "old");
+    // A first operation that leaves the claims as the checked-out branch has them (a question
+    // on a page without claims) still writes them for the agent.
+    let op = r#"{"op":"add_question","page":"source.alpha","question":"Source?"}"#;
+    v.run_stdin("wiki-apply", &["--agent", "plain"], Some(op.as_bytes()))
+        .expect_code(0);
+    assert_eq!(
+        v.read(".openclaw-wiki/cache/agents/plain/claims.jsonl"),
+        v.read(".openclaw-wiki/cache/claims.jsonl")
+    );
+    assert_agent_files_are_its_branchs(&v, "plain");
+}
+
 /// first one starts from the checked-out branch's (the pages both branches share are not read
 /// from git again), the next ones reuse the agent's own compiled files and dashboards, and
 /// the checked-out branch's cache is left as it was.
@@ -157,10 +225,14 @@ fn agent_operations_keep_their_own_parse_cache() {
     };
     let first = traced("First?");
     assert!(
-        first.contains("compile related scope 0,"),
-        "the first operation reuses the checked-out branch's parsed pages: {first}"
+        first.contains("compile related scope 0,") && first.contains("digest reused true"),
+        "the first operation reuses the checked-out branch's parsed pages and compiled files: \
+         {first}"
     );
     assert!(v.exists(".openclaw-wiki/tmp/agents/ops/parse-cache.bin"));
+    // Both compiled files are the agent's now, the one the operation left unchanged (claims:
+    // a question is not a claim) included.
+    assert_agent_files_are_its_branchs(&v, "ops");
     let second = traced("Second?");
     assert!(
         second.contains("compile related scope 0,") && second.contains("digest reused true"),

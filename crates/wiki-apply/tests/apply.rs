@@ -512,9 +512,42 @@ Wiki-Agent: main
     assert_eq!(rev(&v, "HEAD"), head);
 }
 
+/// Every file under `.openclaw-wiki/` (the caches included) with its bytes.
+fn tool_files(v: &Vault) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = format!("{rel}/{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &name, out);
+            } else {
+                out.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&v.path(".openclaw-wiki"), ".openclaw-wiki", &mut out);
+    out
+}
+
 #[test]
 fn dry_run_prints_a_diff_and_writes_nothing() {
     let v = vault();
+    // The parse cache of a compile is there, and a dry run does not rewrite it.
+    v.run("wiki", &["compile", "--force"]).expect_code(0);
+    assert_eq!(v.commit_count(), 2);
+    let tools = tool_files(&v);
+    assert!(
+        tools
+            .iter()
+            .any(|(p, _)| p == ".openclaw-wiki/tmp/parse-cache.bin"),
+        "{:?}",
+        tools.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
     let r = apply(
         &v,
         &["--dry-run"],
@@ -564,6 +597,28 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     assert!(result["commit"].is_null());
     assert_eq!(recs.last().unwrap()["dryRun"], true);
     assert_eq!(v.commit_count(), 2);
+    // As an agent whose branch does not exist yet: no branch, no cache of its own.
+    let r = apply(
+        &v,
+        &["--dry-run", "--agent", "dry"],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout.starts_with("diff --git a/entities/alpha.md"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(v.git(&["branch", "--list", "agents/*"]), "");
+    let after = tool_files(&v);
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|f| !tools.contains(f))
+        .chain(tools.iter().filter(|f| !after.contains(f)))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(changed.is_empty(), "a dry run changed {changed:?}");
+    assert_eq!(v.status(), "");
 }
 
 #[test]

@@ -610,6 +610,26 @@ impl Snapshot {
         }
     }
 
+    /// Put the derived file `path` (see [`crate::derived`]) as `vault_dir`'s work tree holds it
+    /// into this snapshot (mapped: such files are only ever replaced by a rename); `false` when
+    /// it is not a regular file there or cannot be read.
+    pub(crate) fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
+        let abs = vault_dir.join(path);
+        let bytes = match std::fs::symlink_metadata(&abs) {
+            Ok(m) if m.is_file() && crate::derived::is_derived(path) => {
+                wiki_parse::mapped::read(&abs)
+            }
+            _ => return false,
+        };
+        match bytes {
+            Ok(bytes) => {
+                self.files.insert(path.to_string(), Content::bytes(bytes));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The bytes of a file, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).and_then(Content::get)

@@ -357,11 +357,11 @@ impl ParseCache {
     /// branches share are hits, and what its label records of the other branch's compiled
     /// files is checked against the agent's files before anything is reused.
     pub fn load_for(vault_dir: &Path, agent: Option<&str>) -> ParseCache {
-        let dir = cache_dir(agent);
-        if agent.is_some() && vault_dir.join(&dir).join(CACHE_FILE).is_file() {
-            ParseCache::load_in(vault_dir, &dir)
-        } else {
-            ParseCache::load(vault_dir)
+        match agent {
+            Some(id) if agent_has_cache(vault_dir, id) => {
+                ParseCache::load_in(vault_dir, &cache_dir(agent))
+            }
+            _ => ParseCache::load(vault_dir),
         }
     }
 
@@ -808,6 +808,15 @@ pub fn save_copying_for<'a>(
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
+}
+
+/// Whether `agent`'s branch has a parse cache of its own in the vault at `vault_dir` (else
+/// [`ParseCache::load_for`] gives the checked-out branch's).
+pub fn agent_has_cache(vault_dir: &Path, agent: &str) -> bool {
+    vault_dir
+        .join(cache_dir(Some(agent)))
+        .join(CACHE_FILE)
+        .is_file()
 }
 
 /// The directory (vault-relative) of the parse cache of the checked-out branch (`None`:
