@@ -223,6 +223,44 @@ impl Vault {
         std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
+    /// Every file under the vault-relative directory `rel` (recursively, sorted by path), with
+    /// its bytes; empty when `rel` does not exist.
+    pub fn files_under(&self, rel: &str) -> Vec<(String, Vec<u8>)> {
+        fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            let mut entries: Vec<_> = entries.map(|e| e.expect("directory entry")).collect();
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                let name = format!("{rel}/{}", e.file_name().to_string_lossy());
+                if e.file_type().expect("file type").is_dir() {
+                    walk(&e.path(), &name, out);
+                } else {
+                    let bytes = std::fs::read(e.path()).expect("read file");
+                    out.push((name, bytes));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.path(rel), rel, &mut out);
+        out
+    }
+
+    /// The paths of the files that differ between two [`Vault::files_under`] listings (changed,
+    /// added or removed).
+    pub fn changed_files(before: &[(String, Vec<u8>)], after: &[(String, Vec<u8>)]) -> Vec<String> {
+        let mut changed: Vec<String> = after
+            .iter()
+            .filter(|f| !before.contains(f))
+            .chain(before.iter().filter(|f| !after.contains(f)))
+            .map(|(p, _)| p.clone())
+            .collect();
+        changed.sort();
+        changed.dedup();
+        changed
+    }
+
     /// Whether a vault-relative path exists.
     pub fn exists(&self, rel: &str) -> bool {
         self.path(rel).exists()

@@ -512,35 +512,13 @@ Wiki-Agent: main
     assert_eq!(rev(&v, "HEAD"), head);
 }
 
-/// Every file under `.openclaw-wiki/` (the caches included) with its bytes.
-fn tool_files(v: &Vault) -> Vec<(String, Vec<u8>)> {
-    fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<(String, Vec<u8>)>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap())
-            .collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let name = format!("{rel}/{}", e.file_name().to_string_lossy());
-            if e.file_type().unwrap().is_dir() {
-                walk(&e.path(), &name, out);
-            } else {
-                out.push((name, std::fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&v.path(".openclaw-wiki"), ".openclaw-wiki", &mut out);
-    out
-}
-
 #[test]
 fn dry_run_prints_a_diff_and_writes_nothing() {
     let v = vault();
     // The parse cache of a compile is there, and a dry run does not rewrite it.
     v.run("wiki", &["compile", "--force"]).expect_code(0);
     assert_eq!(v.commit_count(), 2);
-    let tools = tool_files(&v);
+    let tools = v.files_under(".openclaw-wiki");
     assert!(
         tools
             .iter()
@@ -610,13 +588,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         r.stdout
     );
     assert_eq!(v.git(&["branch", "--list", "agents/*"]), "");
-    let after = tool_files(&v);
-    let changed: Vec<&String> = after
-        .iter()
-        .filter(|f| !tools.contains(f))
-        .chain(tools.iter().filter(|f| !after.contains(f)))
-        .map(|(p, _)| p)
-        .collect();
+    let changed = Vault::changed_files(&tools, &v.files_under(".openclaw-wiki"));
     assert!(changed.is_empty(), "a dry run changed {changed:?}");
     assert_eq!(v.status(), "");
 }

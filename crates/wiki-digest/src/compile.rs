@@ -520,17 +520,19 @@ pub fn compile_in_vault(
     reuse: bool,
     program: &str,
 ) -> CompileResult {
-    compile_in_vault_with(snapshot, opts, vault_dir, reuse, program, |_| ()).0
+    compile_in_vault_with(snapshot, opts, vault_dir, reuse, true, program, |_| ()).0
 }
 
 /// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
 /// cache is saved on another thread (a first compile of 10,000 pages saves ~50 ms of cache
-/// beside a commit that mostly waits for the file system).
+/// beside a commit that mostly waits for the file system). Without `save` (`wiki compile
+/// --check`, which writes nothing), the cache is only read.
 pub fn compile_in_vault_with<T>(
     snapshot: &Snapshot,
     opts: &CompileOptions,
     vault_dir: &std::path::Path,
     reuse: bool,
+    save: bool,
     program: &str,
     meanwhile: impl FnOnce(&CompileResult) -> T,
 ) -> (CompileResult, T) {
@@ -547,6 +549,10 @@ pub fn compile_in_vault_with<T>(
         }
     };
     let result = compile_cached(snapshot, opts, cache);
+    if !save {
+        let out = meanwhile(&result);
+        return (result, out);
+    }
     let out = std::thread::scope(|scope| {
         let result = &result;
         let save = move || {

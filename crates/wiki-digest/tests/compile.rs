@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use wiki_testkit::page;
+use wiki_testkit::{Vault, page};
 
 #[test]
 fn second_compile_changes_nothing_and_makes_no_commit() {
@@ -30,6 +30,7 @@ fn second_compile_changes_nothing_and_makes_no_commit() {
 fn check_exits_1_listing_stale_files_and_0_when_current() {
     let v = rich_vault("native");
     let count = v.commit_count();
+    let tools = v.files_under(".openclaw-wiki");
     let run = compile(&v, &["--check"]);
     run.expect_code(1);
     let listed: Vec<&str> = run.stdout.lines().collect();
@@ -47,11 +48,20 @@ fn check_exits_1_listing_stale_files_and_0_when_current() {
     assert_eq!(v.commit_count(), count);
     assert_eq!(v.status(), "");
     assert!(!v.exists("reports/open-questions.md"));
+    let nothing = |before: &[(String, Vec<u8>)]| {
+        let changed = Vault::changed_files(before, &v.files_under(".openclaw-wiki"));
+        assert!(changed.is_empty(), "--check wrote {changed:?}");
+    };
+    nothing(&tools);
 
     compile(&v, &[]).expect_code(0);
+    let tools = v.files_under(".openclaw-wiki");
+    assert!(tools.iter().any(|(p, _)| p.ends_with("/parse-cache.bin")));
     let run = compile(&v, &["--check"]);
     run.expect_code(0);
     assert_eq!(run.stdout, "");
+    compile(&v, &["--check", "--force"]).expect_code(0);
+    nothing(&tools);
 
     // A meaningful edit makes it stale again, listing exactly what would change.
     let text = v.read("entities/carol.md").replace(
@@ -70,6 +80,7 @@ fn check_exits_1_listing_stale_files_and_0_when_current() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert_eq!(files, ["reports/open-questions.md"]);
+    nothing(&tools);
 }
 
 #[test]

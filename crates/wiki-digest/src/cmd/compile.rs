@@ -140,6 +140,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         &opts,
         ctx.root(),
         !args.force,
+        !args.check,
         "wiki compile",
         |result| -> Result<(Option<String>, Option<String>), CliError> {
             for e in &result.errors {
