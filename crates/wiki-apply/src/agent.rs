@@ -142,3 +142,89 @@ mod tests {
         assert_eq!(suggest_agent_id(" /// "), None);
     }
 }
+
+/// The vault-relative directories holding one git-ignored cache directory per agent branch
+/// (`<root>/<ID>/`): the compiled caches ([`wiki_parse::layout::cache_location`]) and the parse
+/// cache ([`wiki_parse::pagecache::cache_dir`]).
+pub fn cache_roots() -> [String; 2] {
+    [
+        format!("{}/agents", wiki_parse::layout::CACHE_DIR),
+        format!("{}/agents", wiki_parse::layout::TMP_DIR),
+    ]
+}
+
+/// What [`prune_caches`] removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PrunedCaches {
+    /// The agents whose caches were removed, sorted.
+    pub agents: Vec<String>,
+    /// The bytes of the removed files.
+    pub bytes: u64,
+}
+
+/// Remove the caches of agents whose branch no longer exists (a deleted `agents/<ID>`): their
+/// compiled caches and parse cache ([`cache_roots`]). They are derived, git-ignored files that
+/// nothing reads once the branch is gone (an agent writing again starts from the checked-out
+/// branch's). Only directories named like an agent id are considered; a symbolic link on the
+/// way (`.openclaw-wiki`, a cache root or an agent's directory) is never followed, and such a
+/// root is left alone. Call under the vault lock, so that no operation is writing them.
+pub fn prune_caches(store: &Store) -> Result<PrunedCaches> {
+    let vault = store.vault_dir();
+    let mut gone: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
+        std::collections::BTreeMap::new();
+    for root in cache_roots() {
+        if !real_directories(vault, &root) {
+            continue;
+        }
+        let dir = vault.join(&root);
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| Error::Runtime(format!("{root}: cannot list: {e}")))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::Runtime(format!("{root}: cannot list: {e}")))?;
+            let name = entry.file_name();
+            let Some(id) = name.to_str() else { continue };
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if !is_dir || normalize_agent_id(id).ok().as_deref() != Some(id) {
+                continue;
+            }
+            if store.branch_tip(&branch_name(id))?.is_none() {
+                gone.entry(id.to_string()).or_default().push(entry.path());
+            }
+        }
+    }
+    let mut pruned = PrunedCaches::default();
+    for (id, dirs) in gone {
+        for dir in dirs {
+            pruned.bytes += tree_bytes(&dir);
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| Error::Runtime(format!("{}: cannot remove: {e}", dir.display())))?;
+        }
+        pruned.agents.push(id);
+    }
+    Ok(pruned)
+}
+
+/// Whether every component of the vault-relative `rel` under `vault` is a directory (not a
+/// symbolic link).
+fn real_directories(vault: &std::path::Path, rel: &str) -> bool {
+    let mut path = vault.to_path_buf();
+    rel.split('/').all(|part| {
+        path.push(part);
+        std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+    })
+}
+
+/// The bytes of the files under `dir` (symbolic links not followed).
+fn tree_bytes(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match std::fs::symlink_metadata(e.path()) {
+            Ok(m) if m.is_dir() => tree_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}

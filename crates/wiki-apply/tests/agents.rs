@@ -258,3 +258,77 @@ fn agent_operations_keep_their_own_parse_cache() {
     compile.expect_code(0);
     assert_eq!(std::fs::read(&main_cache).unwrap(), before);
 }
+
+/// `wiki gc` removes the caches of agents whose branch was deleted, and nothing else: not those
+/// of existing agents, not a directory that is not named like an agent id, not what a symbolic
+/// link in the cache directory points to.
+#[test]
+fn gc_removes_the_caches_of_deleted_agent_branches() {
+    let v = vault();
+    for agent in ["keep", "gone"] {
+        let op = r#"{"op":"add_question","page":"entity.alpha","question":"Q?"}"#;
+        v.run_stdin("wiki-apply", &["--agent", agent], Some(op.as_bytes()))
+            .expect_code(0);
+        for root in [".openclaw-wiki/cache/agents", ".openclaw-wiki/tmp/agents"] {
+            assert!(!v.files_under(&format!("{root}/{agent}")).is_empty());
+        }
+    }
+    // Outside the vault, reached through a symbolic link named like an agent.
+    let outside = v.temp().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), "mine").unwrap();
+    std::os::unix::fs::symlink(&outside, v.path(".openclaw-wiki/cache/agents/linked")).unwrap();
+    v.write(".openclaw-wiki/tmp/agents/Not An Id/file", "x");
+    v.git(&["branch", "-D", "agents/gone"]);
+    let keep_caches = || {
+        [".openclaw-wiki/cache/agents", ".openclaw-wiki/tmp/agents"]
+            .map(|root| v.files_under(&format!("{root}/keep")))
+    };
+    let kept = keep_caches();
+
+    let r = v.run("wiki", &["gc"]);
+    r.expect_code(0);
+    let rec = &r.jsonl()[0];
+    assert_eq!(
+        rec["agentCachesRemoved"],
+        serde_json::json!(["gone"]),
+        "{rec}"
+    );
+    assert!(rec["agentCacheBytes"].as_u64().unwrap() > 1000, "{rec}");
+    assert!(!v.exists(".openclaw-wiki/cache/agents/gone"));
+    assert!(!v.exists(".openclaw-wiki/tmp/agents/gone"));
+    assert!(
+        keep_caches() == kept,
+        "the caches of an existing agent changed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    assert!(
+        std::fs::symlink_metadata(v.path(".openclaw-wiki/cache/agents/linked"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(v.read(".openclaw-wiki/tmp/agents/Not An Id/file"), "x");
+    assert_eq!(v.status(), "");
+
+    // Nothing more to remove; the text form says what it removed only when it did.
+    let r = v.run("wiki", &["gc"]);
+    assert_eq!(r.jsonl()[0]["agentCachesRemoved"], serde_json::json!([]));
+    // The deleted agent writes again: a new branch, caches rebuilt.
+    let op = r#"{"op":"add_question","page":"entity.alpha","question":"Back?"}"#;
+    v.run_stdin("wiki-apply", &["--agent", "gone"], Some(op.as_bytes()))
+        .expect_code(0);
+    assert_agent_files_are_its_branchs(&v, "gone");
+    v.git(&["branch", "-D", "agents/gone"]);
+    let r = v.run("wiki", &["gc", "--format", "text"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout
+            .contains("removed the caches of 1 deleted agent branch (gone; "),
+        "{}",
+        r.stdout
+    );
+}

@@ -106,7 +106,7 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     r.expect_code(0);
     assert_eq!(
         r.stdout,
-        "{\"type\":\"gc\",\"objects\":0,\"deltas\":0,\"looseBytes\":0,\"packBytes\":0,\"packsMerged\":0,\"pack\":null}\n"
+        "{\"type\":\"gc\",\"objects\":0,\"deltas\":0,\"looseBytes\":0,\"packBytes\":0,\"packsMerged\":0,\"pack\":null,\"agentCachesRemoved\":[],\"agentCacheBytes\":0}\n"
     );
     let r = v.run("wiki", &["gc", "--format", "text"]);
     r.expect_code(0);

@@ -20,9 +20,15 @@ use crate::error::Error;
 /// its index are safely on disk; nothing is pruned (unreachable objects are packed too). Works
 /// without the git binary; `git gc` remains the tool to prune.
 ///
-/// Output: one `{"type":"gc","objects","deltas","looseBytes","packBytes","packsMerged","pack"}`
-/// record (`pack` relative to the repository's git directory, `null` when there was nothing to
-/// pack).
+/// It also removes the caches of agents whose branch was deleted (`git branch -D agents/<ID>`):
+/// `.openclaw-wiki/cache/agents/<ID>/` (their `agent-digest.json` and `claims.jsonl`) and
+/// `.openclaw-wiki/tmp/agents/<ID>/` (their parse cache), git-ignored files that nothing reads
+/// once the branch is gone (tens of MB each on a large vault). It takes the vault lock for that.
+///
+/// Output: one `{"type":"gc","objects","deltas","looseBytes","packBytes","packsMerged","pack",
+/// "agentCachesRemoved","agentCacheBytes"}` record (`pack` relative to the repository's git
+/// directory, `null` when there was nothing to pack; `agentCachesRemoved`: the agent ids whose
+/// caches were removed).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {}
 
@@ -36,6 +42,8 @@ struct GcRecord {
     pack_bytes: u64,
     packs_merged: usize,
     pack: Option<String>,
+    agent_caches_removed: Vec<String>,
+    agent_cache_bytes: u64,
 }
 
 /// Run `wiki gc`.
@@ -47,6 +55,10 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
     let done = store
         .repack_objects()
         .map_err(|e| CliError::from(Error::from(e)))?;
+    let pruned = {
+        let _lock = store.lock().map_err(|e| CliError::from(Error::from(e)))?;
+        crate::agent::prune_caches(&store)?
+    };
     let pack = done.pack.as_ref().map(|p| {
         let mut parts: Vec<String> = p
             .iter()
@@ -65,11 +77,24 @@ pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
         pack_bytes: done.pack_bytes,
         packs_merged: done.packs_merged,
         pack,
+        agent_caches_removed: pruned.agents,
+        agent_cache_bytes: pruned.bytes,
     };
     let mut out = Output::new();
     match format {
         Format::Json => out.json(&record)?,
-        Format::Text => out.line(&done.summary())?,
+        Format::Text => {
+            out.line(&done.summary())?;
+            let n = record.agent_caches_removed.len();
+            if n > 0 {
+                out.line(&format!(
+                    "removed the caches of {n} deleted agent branch{} ({}; {:.1} MB)",
+                    if n == 1 { "" } else { "es" },
+                    record.agent_caches_removed.join(", "),
+                    record.agent_cache_bytes as f64 / 1e6
+                ))?;
+            }
+        }
         _ => out.record(&record)?,
     }
     out.flush()?;
