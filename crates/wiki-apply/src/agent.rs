@@ -75,6 +75,9 @@ pub struct AgentBranch {
     pub commit: String,
     /// Whether the branch is checked out in the vault's work tree.
     pub current: bool,
+    /// The branch was just deleted (`wiki agent delete`; `commit` is the tip it had).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
 }
 
 /// Every agent branch, sorted by id.
@@ -92,6 +95,7 @@ pub fn list(store: &Store) -> Result<Vec<AgentBranch>> {
             current: current.as_deref() == Some(branch.as_str()),
             branch,
             commit: tip.to_string(),
+            deleted: false,
         })
         .collect())
 }
@@ -108,6 +112,7 @@ pub fn create(store: &Store, id: &str, from: Option<&str>) -> Result<AgentBranch
             id,
             branch,
             commit: tip.to_string(),
+            deleted: false,
         }),
         Err(e) if e.is_conflict() => {
             let tip = store
@@ -120,6 +125,35 @@ pub fn create(store: &Store, id: &str, from: Option<&str>) -> Result<AgentBranch
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Delete the branch of agent `id` (compare-and-swap on its tip) and the caches it left beside
+/// the work tree ([`cache_roots`]). Refuses the checked-out branch. The branch's commits stay in
+/// the repository (`wiki gc` never prunes), so `wiki agent create <id> --from <tip>` restores
+/// it. Call under the vault lock.
+pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
+    let id = normalize_agent_id(id)?;
+    let branch = branch_name(&id);
+    let Some(tip) = store.branch_tip(&branch)? else {
+        return Err(Error::Invalid(format!(
+            "agent {id} does not exist: there is no branch {branch}"
+        )));
+    };
+    if store.current_branch()?.as_deref() == Some(branch.as_str()) {
+        return Err(Error::Invalid(format!(
+            "agent {id}'s branch {branch} is checked out: check out another branch first"
+        )));
+    }
+    store.delete_branch(&branch, tip)?;
+    remove_caches(store, |name| name == id)?;
+    Ok(AgentBranch {
+        kind: "agent",
+        id,
+        branch,
+        commit: tip.to_string(),
+        current: false,
+        deleted: true,
+    })
 }
 
 #[cfg(test)]
@@ -169,6 +203,22 @@ pub struct PrunedCaches {
 /// way (`.openclaw-wiki`, a cache root or an agent's directory) is never followed, and such a
 /// root is left alone. Call under the vault lock, so that no operation is writing them.
 pub fn prune_caches(store: &Store) -> Result<PrunedCaches> {
+    let mut branchless = Ok(());
+    let pruned = remove_caches(store, |id| match store.branch_tip(&branch_name(id)) {
+        Ok(tip) => tip.is_none(),
+        Err(e) => {
+            branchless = Err(e);
+            false
+        }
+    })?;
+    branchless?;
+    Ok(pruned)
+}
+
+/// Remove the cache directories (under [`cache_roots`]) of the agents `select` picks, among
+/// directories named like an agent id; symbolic links are never followed (see
+/// [`prune_caches`]).
+fn remove_caches(store: &Store, mut select: impl FnMut(&str) -> bool) -> Result<PrunedCaches> {
     let vault = store.vault_dir();
     let mut gone: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
         std::collections::BTreeMap::new();
@@ -187,7 +237,7 @@ pub fn prune_caches(store: &Store) -> Result<PrunedCaches> {
             if !is_dir || normalize_agent_id(id).ok().as_deref() != Some(id) {
                 continue;
             }
-            if store.branch_tip(&branch_name(id))?.is_none() {
+            if select(id) {
                 gone.entry(id.to_string()).or_default().push(entry.path());
             }
         }

@@ -332,3 +332,71 @@ fn gc_removes_the_caches_of_deleted_agent_branches() {
         r.stdout
     );
 }
+
+/// `wiki agent delete`: the branch (even a packed one) and the agent's caches go, nothing else;
+/// the record names the tip, from which `wiki agent create --from` brings the agent back; the
+/// checked-out branch, a missing agent and an invalid id are refused.
+#[test]
+fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
+    let v = vault();
+    let op = r#"{"op":"add_question","page":"entity.alpha","question":"Q?"}"#;
+    v.run_stdin("wiki-apply", &["--agent", "tmp"], Some(op.as_bytes()))
+        .expect_code(0);
+    let tip = rev(&v, "agents/tmp");
+    let head = rev(&v, "HEAD");
+    let main_files = v.files_under(".openclaw-wiki/cache");
+    v.git(&["pack-refs", "--all"]);
+    let r = v.run("wiki", &["agent", "delete", "tmp"]);
+    r.expect_code(0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "{{\"type\":\"agent\",\"id\":\"tmp\",\"branch\":\"agents/tmp\",\"commit\":\"{tip}\",\"current\":false,\"deleted\":true}}\n"
+        )
+    );
+    assert!(
+        r.stderr
+            .contains(&format!("`wiki agent create tmp --from {tip}` restores it")),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(v.git(&["branch", "--list", "agents/*"]), "");
+    assert!(!v.exists(".openclaw-wiki/cache/agents/tmp"));
+    assert!(!v.exists(".openclaw-wiki/tmp/agents/tmp"));
+    let main_now: Vec<_> = v
+        .files_under(".openclaw-wiki/cache")
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".openclaw-wiki/cache/agents/"))
+        .collect();
+    let main_before: Vec<_> = main_files
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".openclaw-wiki/cache/agents/"))
+        .collect();
+    assert!(main_now == main_before);
+    assert_eq!(rev(&v, "HEAD"), head);
+    assert_eq!(v.status(), "");
+    v.git(&["fsck", "--strict", "--no-progress"]);
+
+    let again = v.run("wiki", &["agent", "delete", "tmp"]);
+    again.expect_code(2);
+    assert!(
+        again
+            .stderr
+            .contains("agent tmp does not exist: there is no branch agents/tmp"),
+        "{}",
+        again.stderr
+    );
+    // Undone: the branch is back at its tip, with its history.
+    v.run("wiki", &["agent", "create", "tmp", "--from", &tip])
+        .expect_code(0);
+    assert_eq!(rev(&v, "agents/tmp"), tip);
+    assert!(show(&v, "agents/tmp:entities/alpha.md").contains("  - Q?\n"));
+
+    v.git(&["checkout", "-q", "agents/tmp"]);
+    let busy = v.run("wiki", &["agent", "delete", "tmp"]);
+    busy.expect_code(2);
+    assert!(busy.stderr.contains("is checked out"), "{}", busy.stderr);
+    assert_eq!(rev(&v, "agents/tmp"), tip);
+    v.git(&["checkout", "-q", "main"]);
+    v.run("wiki", &["agent", "delete", "a/../b"]).expect_code(2);
+}

@@ -143,4 +143,38 @@ impl Store {
             },
         }
     }
+
+    /// Delete local branch `branch` if its tip is still `expected` (compare-and-swap, like a
+    /// commit's ref update; its reflog goes with it, as with `git branch -D`). The commits stay
+    /// in the repository. Fails with [`Error::Conflict`] when the branch moved or is gone.
+    pub fn delete_branch(&self, branch: &str, expected: ObjectId) -> Result<()> {
+        use gix::refs::transaction::{Change, RefLog};
+        let full = branch_ref_name(branch)?;
+        let repo = self.repo();
+        let name: gix::refs::FullName =
+            full.as_str().try_into().map_err(|_| Error::InvalidBranch {
+                name: branch.to_string(),
+            })?;
+        let edit = RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(expected)),
+                log: RefLog::AndReference,
+            },
+            name,
+            deref: false,
+        };
+        match repo.edit_references(Some(edit)) {
+            Ok(_) => Ok(()),
+            Err(source) => match read::ref_tip(&repo, &full)? {
+                Some(actual) if actual == expected => {
+                    Err(Error::git(format!("delete branch {full}"), source))
+                }
+                actual => Err(Error::Conflict {
+                    branch: full,
+                    expected: Some(expected),
+                    actual,
+                }),
+            },
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! `wiki agent list|create`.
+//! `wiki agent list|create|delete`.
 
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 use wiki_store::Store;
@@ -25,6 +25,15 @@ pub struct Args {
 pub enum AgentCommand {
     /// List agent branches (`agents/*`) with their tips.
     List,
+    /// Delete the branch `agents/<ID>` (refused while it is checked out) and the git-ignored
+    /// caches the agent left beside the work tree. Its commits stay in the repository: the
+    /// record's `commit` is the tip it had, and `wiki agent create <ID> --from <commit>` brings
+    /// the agent back.
+    Delete {
+        /// Agent id.
+        #[arg(value_name = "ID")]
+        id: String,
+    },
     /// Create the branch `agents/<ID>` (from REF, default the current HEAD) without checkout.
     Create {
         /// Agent id (normalised: lowercase letters, digits, `-`, `_`).
@@ -46,6 +55,18 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let rows = match &args.command {
         AgentCommand::List => agent::list(&store)?,
         AgentCommand::Create { id, from } => vec![agent::create(&store, id, from.as_deref())?],
+        AgentCommand::Delete { id } => {
+            let _lock = store.lock().map_err(|e| CliError::from(Error::from(e)))?;
+            let gone = agent::delete(&store, id)?;
+            wiki_cli::warn(
+                "wiki agent",
+                &format!(
+                    "deleted branch {} (was {}); `wiki agent create {} --from {}` restores it",
+                    gone.branch, gone.commit, gone.id, gone.commit
+                ),
+            );
+            vec![gone]
+        }
     };
     match format {
         Format::Json => out.json(&rows)?,
@@ -53,7 +74,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             for r in &rows {
                 out.line(&format!(
                     "{}{}\t{}\t{}",
-                    if r.current { "* " } else { "" },
+                    if r.current {
+                        "* "
+                    } else if r.deleted {
+                        "deleted "
+                    } else {
+                        ""
+                    },
                     r.id,
                     r.branch,
                     &r.commit[..r.commit.len().min(12)]

@@ -1,4 +1,4 @@
-//! `list_branches` and `create_branch` (per-agent branches).
+//! `list_branches`, `create_branch` and `delete_branch` (per-agent branches).
 
 use crate::common::*;
 
@@ -31,5 +31,30 @@ fn create_and_list_branches_without_checkout() {
     assert_eq!(f.status(), status);
     assert_eq!(f.git(&["branch", "--show-current"]).trim(), "main");
     assert_eq!(f.rev("agents/x"), main);
+    f.fsck();
+}
+
+#[test]
+fn delete_branch_is_compare_and_swap() {
+    let f = Fixture::repo_with(&[("a.md", "a\n")]);
+    let store = f.store();
+    let main = store.branch_tip("main").expect("tip").expect("main");
+    store.create_branch("agents/x", "main").expect("create");
+    // A stale expected tip: refused, the branch stays.
+    let stale = gix::ObjectId::from_hex(b"1111111111111111111111111111111111111111").unwrap();
+    let err = store.delete_branch("agents/x", stale).expect_err("moved");
+    assert!(err.is_conflict(), "{err}");
+    assert_eq!(f.rev("agents/x"), main.to_string());
+    store.delete_branch("agents/x", main).expect("delete");
+    assert_eq!(store.branch_tip("agents/x").expect("tip"), None);
+    // Gone: a conflict too (the branch is not where the caller thought).
+    assert!(
+        store
+            .delete_branch("agents/x", main)
+            .expect_err("gone")
+            .is_conflict()
+    );
+    assert!(store.delete_branch("bad..name", main).is_err());
+    assert_eq!(f.git(&["branch", "--list", "agents/*"]), "");
     f.fsck();
 }
