@@ -145,7 +145,7 @@ pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
         )));
     }
     store.delete_branch(&branch, tip)?;
-    remove_caches(store, |name| name == id)?;
+    remove_caches(store, |name| Ok(name == id))?;
     Ok(AgentBranch {
         kind: "agent",
         id,
@@ -154,27 +154,6 @@ pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
         current: false,
         deleted: true,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn agent_ids() {
-        assert_eq!(normalize_agent_id(" Research ").unwrap(), "Research");
-        assert_eq!(normalize_agent_id("x_1-y.2").unwrap(), "x_1-y.2");
-        assert_eq!(
-            normalize_agent_id("SUPPORT TEAM").unwrap_err().to_string(),
-            "invalid agent id \"SUPPORT TEAM\": use letters, digits, `-`, `_` and `.` (at most 64) (try \"support-team\")"
-        );
-        for bad in ["a/../b", "a..b", "-x", "x.lock", "x.", " /// ", ""] {
-            assert!(normalize_agent_id(bad).is_err(), "{bad}");
-        }
-        assert!(normalize_agent_id(&"a".repeat(65)).is_err());
-        assert_eq!(suggest_agent_id("a/../b").as_deref(), Some("a-b"));
-        assert_eq!(suggest_agent_id(" /// "), None);
-    }
 }
 
 /// The vault-relative directories holding one git-ignored cache directory per agent branch
@@ -203,22 +182,18 @@ pub struct PrunedCaches {
 /// way (`.openclaw-wiki`, a cache root or an agent's directory) is never followed, and such a
 /// root is left alone. Call under the vault lock, so that no operation is writing them.
 pub fn prune_caches(store: &Store) -> Result<PrunedCaches> {
-    let mut branchless = Ok(());
-    let pruned = remove_caches(store, |id| match store.branch_tip(&branch_name(id)) {
-        Ok(tip) => tip.is_none(),
-        Err(e) => {
-            branchless = Err(e);
-            false
-        }
-    })?;
-    branchless?;
-    Ok(pruned)
+    remove_caches(store, |id| {
+        Ok(store.branch_tip(&branch_name(id))?.is_none())
+    })
 }
 
 /// Remove the cache directories (under [`cache_roots`]) of the agents `select` picks, among
 /// directories named like an agent id; symbolic links are never followed (see
 /// [`prune_caches`]).
-fn remove_caches(store: &Store, mut select: impl FnMut(&str) -> bool) -> Result<PrunedCaches> {
+fn remove_caches(
+    store: &Store,
+    mut select: impl FnMut(&str) -> Result<bool>,
+) -> Result<PrunedCaches> {
     let vault = store.vault_dir();
     let mut gone: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
         std::collections::BTreeMap::new();
@@ -237,13 +212,18 @@ fn remove_caches(store: &Store, mut select: impl FnMut(&str) -> bool) -> Result<
             if !is_dir || normalize_agent_id(id).ok().as_deref() != Some(id) {
                 continue;
             }
-            if select(id) {
-                gone.entry(id.to_string()).or_default().push(entry.path());
-            }
+            gone.entry(id.to_string()).or_default().push(entry.path());
+        }
+    }
+    // Every decision is made before anything is removed.
+    let mut picked = Vec::new();
+    for (id, dirs) in gone {
+        if select(&id)? {
+            picked.push((id, dirs));
         }
     }
     let mut pruned = PrunedCaches::default();
-    for (id, dirs) in gone {
+    for (id, dirs) in picked {
         for dir in dirs {
             pruned.bytes += tree_bytes(&dir);
             std::fs::remove_dir_all(&dir)
@@ -277,4 +257,25 @@ fn tree_bytes(dir: &std::path::Path) -> u64 {
             Err(_) => 0,
         })
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_ids() {
+        assert_eq!(normalize_agent_id(" Research ").unwrap(), "Research");
+        assert_eq!(normalize_agent_id("x_1-y.2").unwrap(), "x_1-y.2");
+        assert_eq!(
+            normalize_agent_id("SUPPORT TEAM").unwrap_err().to_string(),
+            "invalid agent id \"SUPPORT TEAM\": use letters, digits, `-`, `_` and `.` (at most 64) (try \"support-team\")"
+        );
+        for bad in ["a/../b", "a..b", "-x", "x.lock", "x.", " /// ", ""] {
+            assert!(normalize_agent_id(bad).is_err(), "{bad}");
+        }
+        assert!(normalize_agent_id(&"a".repeat(65)).is_err());
+        assert_eq!(suggest_agent_id("a/../b").as_deref(), Some("a-b"));
+        assert_eq!(suggest_agent_id(" /// "), None);
+    }
 }
