@@ -326,7 +326,11 @@ fn hand_edit(v: &Vault, rng: &mut Rng, s: &State, step: usize) -> String {
     match rng.below(13) {
         11 => {
             // A symbolic link named like a page (to a page): reported, never followed.
-            let link = format!("concepts/link-{step}.md");
+            // (A step may make several hand edits: the first free name.)
+            let link = (0..)
+                .map(|n| format!("concepts/link-{step}-{n}.md"))
+                .find(|l| std::fs::symlink_metadata(v.path(l)).is_err())
+                .unwrap();
             std::os::unix::fs::symlink(format!("../{path}"), v.path(&link)).unwrap();
             format!("linked {link} to {path}")
         }
