@@ -400,3 +400,33 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
     v.git(&["checkout", "-q", "main"]);
     v.run("wiki", &["agent", "delete", "a/../b"]).expect_code(2);
 }
+
+/// `wiki compile --agent ID` as an agent's first command starts from the checked-out branch's
+/// compiled caches too: on a branch identical to the checked-out one it writes the agent's
+/// caches without a commit; on a branch that differs, it compiles the branch (and commits).
+#[test]
+fn an_agent_first_compile_starts_from_the_checked_out_branch_caches() {
+    let v = vault();
+    v.run("wiki", &["compile"]).expect_code(0);
+    v.run("wiki", &["agent", "create", "same"]).expect_code(0);
+    let tip = rev(&v, "agents/same");
+    let mut cmd = v.command("wiki");
+    cmd.args(["--agent", "same", "compile"])
+        .env("WIKI_COMPILE_TRACE", "1");
+    let run = wiki_testkit::output(cmd, None);
+    run.expect_code(0);
+    assert!(run.stderr.contains("digest reused true"), "{}", run.stderr);
+    assert_eq!(rev(&v, "agents/same"), tip, "nothing to commit");
+    assert_agent_files_are_its_branchs(&v, "same");
+
+    v.run("wiki", &["agent", "create", "old", "--from", "HEAD~1"])
+        .expect_code(0);
+    let old = rev(&v, "agents/old");
+    v.run("wiki", &["--agent", "old", "compile"]).expect_code(0);
+    assert_ne!(
+        rev(&v, "agents/old"),
+        old,
+        "the uncompiled branch is compiled"
+    );
+    assert_agent_files_are_its_branchs(&v, "old");
+}

@@ -106,7 +106,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     }
     // `--check` writes nothing, not even this.
     let _memory = memory.recording(!args.check);
-    let snapshot = ctx.snapshot_with(!args.force)?;
+    let mut snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
     opts.backlinks = !args.no_backlinks;
@@ -134,6 +134,14 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         out.flush()?;
         return Ok(exit::OK);
     }
+    // An agent's first compile starts from the checked-out branch's compiled caches (after the
+    // compile-cache check, whose key they would change; not for `--check`, which compares the
+    // agent's own files, nor `--force`, which reuses nothing).
+    let seeded = if args.check || args.force {
+        Vec::new()
+    } else {
+        crate::derived::seed_agent_files(&mut snapshot)
+    };
     // The commit runs while the parse cache is saved beside it.
     let (result, committed) = compile_in_vault_with(
         &snapshot,
@@ -146,16 +154,22 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             for e in &result.errors {
                 eprintln!("{e}");
             }
-            if args.check || result.changes.is_empty() {
+            // Seeded files the compile left unchanged are written for the agent too.
+            let seeded = crate::derived::seeded_writes(&snapshot, &seeded, &result.changes);
+            if args.check || (result.changes.is_empty() && seeded.is_empty()) {
                 return Ok((None, None));
             }
-            let n = result
-                .changes
+            let changes: std::borrow::Cow<'_, [wiki_store::Change]> = if seeded.is_empty() {
+                std::borrow::Cow::Borrowed(&result.changes)
+            } else {
+                result.changes.iter().cloned().chain(seeded).collect()
+            };
+            let n = changes
                 .iter()
                 .filter(|c| !crate::derived::is_derived(&c.path))
                 .count();
             let spec = CommitSpec::new("compile", crate::context::compile_subject(n));
-            let outcome = ctx.commit(&result.changes, &spec)?;
+            let outcome = ctx.commit(&changes, &spec)?;
             let details = serde_json::json!({
                 "pageCounts": result.page_counts.to_json(),
                 "updatedFiles": result.updated_files(),
