@@ -345,6 +345,23 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
     let tip = rev(&v, "agents/tmp");
     let head = rev(&v, "HEAD");
     let main_files = v.files_under(".openclaw-wiki/cache");
+    // Search indexes: the agent's and the work tree's.
+    v.run("wiki", &["--agent", "tmp", "search", "Alpha"])
+        .expect_code(0);
+    v.run("wiki", &["search", "Alpha"]).expect_code(0);
+    let indexes = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(v.path(".openclaw-wiki/index"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("wiki-"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = indexes();
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(before[0].starts_with("wiki-agent-tmp-"), "{before:?}");
+    let worktree_index = v.files_under(".openclaw-wiki/index/wiki-worktree");
     v.git(&["pack-refs", "--all"]);
     let r = v.run("wiki", &["agent", "delete", "tmp"]);
     r.expect_code(0);
@@ -363,6 +380,8 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
     assert_eq!(v.git(&["branch", "--list", "agents/*"]), "");
     assert!(!v.exists(".openclaw-wiki/cache/agents/tmp"));
     assert!(!v.exists(".openclaw-wiki/tmp/agents/tmp"));
+    assert_eq!(indexes(), ["wiki-worktree"]);
+    assert!(v.files_under(".openclaw-wiki/index/wiki-worktree") == worktree_index);
     let main_now: Vec<_> = v
         .files_under(".openclaw-wiki/cache")
         .into_iter()

@@ -178,6 +178,23 @@ pub fn wiki_index_dir(vault: &Path, view: &View) -> PathBuf {
     }
 }
 
+/// Remove the search index of agent `id` (`wiki agent delete`): its directory under the index
+/// root, with the index's writer lock held so that no refresh is writing it. Returns the bytes
+/// removed (0 when there was no index). Nothing is followed through a symbolic link: the index
+/// root must be a real directory, and a link in the index's place is only unlinked.
+pub fn remove_agent_index(vault: &Path, id: &str) -> Result<u64, Error> {
+    let root = index_root(vault);
+    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !(real_dir(&vault.join(wiki_cli::VAULT_MARKER_DIR)) && real_dir(&root)) {
+        return Ok(0);
+    }
+    let view = View::Agent {
+        id: id.to_string(),
+        rev: String::new(),
+    };
+    store::remove_index_dir(&wiki_index_dir(vault, &view))
+}
+
 /// The index directory of a memory workspace (inside the vault's index root).
 pub fn memory_index_dir(vault: &Path, memory_dir: &Path) -> PathBuf {
     let abs = std::fs::canonicalize(memory_dir).unwrap_or_else(|_| memory_dir.to_path_buf());

@@ -926,6 +926,31 @@ fn lock(dir: &Path) -> Result<Lock, crate::Error> {
     Ok(Lock(f))
 }
 
+/// Remove the index directory `dir` under its writer lock (see [`crate::remove_agent_index`]);
+/// the bytes of its files (0 when it does not exist; a symbolic link is only unlinked).
+pub(crate) fn remove_index_dir(dir: &Path) -> Result<u64, crate::Error> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return std::fs::remove_file(dir)
+                .map(|()| 0)
+                .map_err(|e| crate::Error::Io(dir.to_path_buf(), e));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(crate::Error::Io(dir.to_path_buf(), e)),
+    }
+    let _lock = lock(dir)?;
+    let bytes: u64 = std::fs::read_dir(dir)
+        .map_err(|e| crate::Error::Io(dir.to_path_buf(), e))?
+        .flatten()
+        .filter_map(|e| std::fs::symlink_metadata(e.path()).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    std::fs::remove_dir_all(dir).map_err(|e| crate::Error::Io(dir.to_path_buf(), e))?;
+    Ok(bytes)
+}
+
 fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), crate::Error> {
     let tmp = temp_path(dir, "manifest");
     std::fs::write(&tmp, m.encode()).map_err(|e| crate::Error::Io(tmp.clone(), e))?;

@@ -25,10 +25,10 @@ pub struct Args {
 pub enum AgentCommand {
     /// List agent branches (`agents/*`) with their tips.
     List,
-    /// Delete the branch `agents/<ID>` (refused while it is checked out) and the git-ignored
-    /// caches the agent left beside the work tree. Its commits stay in the repository: the
-    /// record's `commit` is the tip it had, and `wiki agent create <ID> --from <commit>` brings
-    /// the agent back.
+    /// Delete the branch `agents/<ID>` (refused while it is checked out), the git-ignored
+    /// caches the agent left beside the work tree and its search index. Its commits stay in the
+    /// repository: the record's `commit` is the tip it had, and `wiki agent create <ID> --from
+    /// <commit>` brings the agent back.
     Delete {
         /// Agent id.
         #[arg(value_name = "ID")]
