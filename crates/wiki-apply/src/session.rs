@@ -221,12 +221,9 @@ impl Compiler for DigestCompiler {
         let mut snap = base.clone();
         // An agent's first operation starts from the checked-out branch's compiled caches (not
         // a dry run: its diff shows the agent's own files as they are).
-        let seeded = if self.keep_before {
-            Vec::new()
-        } else {
-            wiki_digest::derived::seed_agent_files(&mut snap)
-        };
-        let seeded_from = (!seeded.is_empty()).then(|| snap.clone());
+        if !self.keep_before {
+            wiki_digest::derived::seed_agent_files(&mut snap);
+        }
         let overlay: Vec<Change> = changes
             .iter()
             .map(|c| Change {
@@ -248,7 +245,7 @@ impl Compiler for DigestCompiler {
             // An agent's branch read from git: its own parse cache.
             _ => base.parse_cache_vault().map(std::path::Path::to_path_buf),
         };
-        let mut changes = match cache_home {
+        let changes = match cache_home {
             // A dry run writes nothing, the parse cache included: it only reads it.
             Some(dir) if self.keep_before => {
                 let cache = match snap.parse_cache() {
@@ -274,10 +271,6 @@ impl Compiler for DigestCompiler {
                 changes
             }
         };
-        if let Some(from) = &seeded_from {
-            let writes = wiki_digest::derived::seeded_writes(from, &seeded, &changes);
-            changes.extend(writes);
-        }
         trace.phase("compile: compile and parse cache");
         let out = changes
             .into_iter()

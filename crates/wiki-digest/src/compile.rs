@@ -1031,8 +1031,9 @@ fn compile_inner(
             claims.ok().map(|(text, _)| text),
         ),
     ] {
+        // (Seeded files are not the snapshot's own: written even when they stay the same.)
         if let Some(text) = text
-            && snapshot.get(path) != Some(text.as_slice())
+            && snapshot.own(path) != Some(text.as_slice())
         {
             derived_changes.push(Change::write(path, text));
         }
@@ -1234,7 +1235,10 @@ fn reuse_digest(
             let remove = digest::claim_lines(&removed, now_ms);
             let add = digest::claim_lines(&changed, now_ms);
             let out = if crate::reuse::same_lines(&remove, &add) {
-                Some(None)
+                // The file is current, unless it was seeded from another branch
+                // ([`Snapshot::own`]): then these same bytes are still to be written.
+                let seeded = snapshot.own(CLAIMS_PATH).is_none();
+                Some(seeded.then(|| (old_claims.to_vec(), None)))
             } else {
                 crate::reuse::splice_lines(old_claims, &remove, add)
                     .map(|(bytes, sum)| Some((bytes, Some(sum))))

@@ -218,44 +218,25 @@ pub fn overlay_agent_files(snapshot: &mut crate::Snapshot, vault_dir: &Path, age
 /// whose label records that branch's derived files. Put those files (the work tree's) into
 /// `snapshot`, so that the compile can reuse them (checked against the label first, as always;
 /// reuse is keyed by content, so pages where the branches differ are handled as edits) instead
-/// of building the digest, the claims and the nine dashboards in full. Returns the paths put in:
-/// they are the checked-out branch's files, not yet the agent's, so the caller writes them for
-/// the agent even when the compile leaves them as they are ([`seeded_writes`]).
-pub fn seed_agent_files(snapshot: &mut crate::Snapshot) -> Vec<&'static str> {
+/// of building the digest, the claims and the nine dashboards in full. They are seeded files,
+/// not the agent's own ([`crate::Snapshot::own`]): the compile writes them for the agent even
+/// when they stay the same.
+pub fn seed_agent_files(snapshot: &mut crate::Snapshot) {
     let (Some(agent), Some(vault)) = (
         snapshot.parse_cache_agent().map(str::to_string),
         snapshot.parse_cache_vault().map(Path::to_path_buf),
     ) else {
-        return Vec::new();
+        return;
     };
     let paths = [AGENT_DIGEST_PATH, CLAIMS_PATH];
     if paths.iter().any(|p| snapshot.get(p).is_some())
         || wiki_parse::pagecache::agent_has_cache(&vault, &agent)
     {
-        return Vec::new();
+        return;
     }
-    paths
-        .into_iter()
-        .filter(|p| snapshot.insert_worktree_derived(&vault, p))
-        .collect()
-}
-
-/// The writes that complete `changes` (a compile of a snapshot into which [`seed_agent_files`]
-/// put `seeded`): each seeded file the compile left unchanged, with the snapshot's bytes.
-pub fn seeded_writes(
-    snapshot: &crate::Snapshot,
-    seeded: &[&'static str],
-    changes: &[Change],
-) -> Vec<Change> {
-    seeded
-        .iter()
-        .filter(|p| !changes.iter().any(|c| c.path == **p))
-        .filter_map(|p| {
-            snapshot
-                .get(p)
-                .map(|bytes| Change::write(*p, bytes.to_vec()))
-        })
-        .collect()
+    for path in paths {
+        snapshot.insert_worktree_derived(&vault, path);
+    }
 }
 
 /// The message for derived files that could not be written after `commit` was made: the commit

@@ -209,6 +209,9 @@ pub struct Snapshot {
     /// The vault and the agent whose branch's parse cache compiles of this snapshot use
     /// (`None`: the checked-out branch's; see [`wiki_parse::pagecache::cache_dir`]).
     cache_agent: Option<(PathBuf, String)>,
+    /// Derived files put in from the checked-out branch's work tree for an agent's first
+    /// compile ([`crate::derived::seed_agent_files`]): read for reuse, not the agent's own.
+    seeded: Vec<&'static str>,
 }
 
 impl Default for Snapshot {
@@ -227,6 +230,7 @@ impl Snapshot {
             disk: Arc::default(),
             cache: None,
             cache_agent: None,
+            seeded: Vec::new(),
         }
     }
 
@@ -368,6 +372,7 @@ impl Snapshot {
             disk: Arc::default(),
             cache,
             cache_agent: None,
+            seeded: Vec::new(),
         };
         let mut disk = HashMap::with_capacity(results.len());
         let mut files = Vec::with_capacity(results.len());
@@ -582,6 +587,7 @@ impl Snapshot {
             disk: Arc::default(),
             cache: None,
             cache_agent: None,
+            seeded: Vec::new(),
             origin: Origin::Commit {
                 rev: rev.to_string(),
                 id,
@@ -598,6 +604,8 @@ impl Snapshot {
                 continue;
             }
             self.problems.retain(|p| p.path != c.path);
+            // Overlaid content is the snapshot's own.
+            self.seeded.retain(|p| *p != c.path);
             match &c.content {
                 Some(bytes) => {
                     self.files
@@ -611,8 +619,9 @@ impl Snapshot {
     }
 
     /// Put the derived file `path` (see [`crate::derived`]) as `vault_dir`'s work tree holds it
-    /// into this snapshot (mapped: such files are only ever replaced by a rename); `false` when
-    /// it is not a regular file there or cannot be read.
+    /// into this snapshot (mapped: such files are only ever replaced by a rename), as a seeded
+    /// file ([`Snapshot::own`] leaves it out); `false` when it is not a regular file there or
+    /// cannot be read.
     pub(crate) fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
         let abs = vault_dir.join(path);
         let bytes = match std::fs::symlink_metadata(&abs) {
@@ -624,10 +633,21 @@ impl Snapshot {
         match bytes {
             Ok(bytes) => {
                 self.files.insert(path.to_string(), Content::bytes(bytes));
+                self.seeded.push(path);
                 true
             }
             Err(_) => false,
         }
+    }
+
+    /// [`Snapshot::get`], except for the derived files seeded from another branch
+    /// ([`Snapshot::insert_worktree_derived`]): what the snapshot's own branch holds, which is
+    /// what a compile compares its output with to decide what to write.
+    pub fn own(&self, path: &str) -> Option<&[u8]> {
+        if self.seeded.contains(&path) {
+            return None;
+        }
+        self.get(path)
     }
 
     /// The bytes of a file, if present.

@@ -137,11 +137,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     // An agent's first compile starts from the checked-out branch's compiled caches (after the
     // compile-cache check, whose key they would change; not for `--check`, which compares the
     // agent's own files, nor `--force`, which reuses nothing).
-    let seeded = if args.check || args.force {
-        Vec::new()
-    } else {
-        crate::derived::seed_agent_files(&mut snapshot)
-    };
+    if !args.check && !args.force {
+        crate::derived::seed_agent_files(&mut snapshot);
+    }
     // The commit runs while the parse cache is saved beside it.
     let (result, committed) = compile_in_vault_with(
         &snapshot,
@@ -154,22 +152,16 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             for e in &result.errors {
                 eprintln!("{e}");
             }
-            // Seeded files the compile left unchanged are written for the agent too.
-            let seeded = crate::derived::seeded_writes(&snapshot, &seeded, &result.changes);
-            if args.check || (result.changes.is_empty() && seeded.is_empty()) {
+            if args.check || result.changes.is_empty() {
                 return Ok((None, None));
             }
-            let changes: std::borrow::Cow<'_, [wiki_store::Change]> = if seeded.is_empty() {
-                std::borrow::Cow::Borrowed(&result.changes)
-            } else {
-                result.changes.iter().cloned().chain(seeded).collect()
-            };
-            let n = changes
+            let n = result
+                .changes
                 .iter()
                 .filter(|c| !crate::derived::is_derived(&c.path))
                 .count();
             let spec = CommitSpec::new("compile", crate::context::compile_subject(n));
-            let outcome = ctx.commit(&changes, &spec)?;
+            let outcome = ctx.commit(&result.changes, &spec)?;
             let details = serde_json::json!({
                 "pageCounts": result.page_counts.to_json(),
                 "updatedFiles": result.updated_files(),
