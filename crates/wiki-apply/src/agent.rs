@@ -201,7 +201,7 @@ fn remove_caches(
     let mut gone: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
         std::collections::BTreeMap::new();
     for root in cache_roots() {
-        if !real_directories(vault, &root) {
+        if !wiki_parse::layout::real_directories(vault, &root) {
             continue;
         }
         let dir = vault.join(&root);
@@ -228,38 +228,13 @@ fn remove_caches(
     let mut pruned = PrunedCaches::default();
     for (id, dirs) in picked {
         for dir in dirs {
-            pruned.bytes += tree_bytes(&dir);
+            pruned.bytes += wiki_parse::layout::tree_bytes(&dir);
             std::fs::remove_dir_all(&dir)
                 .map_err(|e| Error::Runtime(format!("{}: cannot remove: {e}", dir.display())))?;
         }
         pruned.agents.push(id);
     }
     Ok(pruned)
-}
-
-/// Whether every component of the vault-relative `rel` under `vault` is a directory (not a
-/// symbolic link).
-fn real_directories(vault: &std::path::Path, rel: &str) -> bool {
-    let mut path = vault.to_path_buf();
-    rel.split('/').all(|part| {
-        path.push(part);
-        std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
-    })
-}
-
-/// The bytes of the files under `dir` (symbolic links not followed).
-fn tree_bytes(dir: &std::path::Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match std::fs::symlink_metadata(e.path()) {
-            Ok(m) if m.is_dir() => tree_bytes(&e.path()),
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        })
-        .sum()
 }
 
 #[cfg(test)]

@@ -58,7 +58,6 @@ impl Session {
 
     /// A session on `store` for `agent` (`None`: the current branch).
     pub fn with_agent(store: Store, agent_id: Option<String>) -> Result<Session> {
-        let current = store.current_branch()?;
         let vault = store.vault_dir().to_path_buf();
         Ok(match agent_id {
             Some(id) => {
@@ -75,21 +74,24 @@ impl Session {
                     checked_out,
                 }
             }
-            None => Session {
-                // `Wiki-Agent`: the agent whose branch is checked out, else the branch name.
-                agent: match current.as_deref() {
-                    Some(b) => b
-                        .strip_prefix(agent::BRANCH_PREFIX)
-                        .unwrap_or(b)
-                        .to_string(),
-                    None => "HEAD".to_string(),
-                },
-                store,
-                vault,
-                target: Target::Head,
-                branch: current,
-                checked_out: true,
-            },
+            None => {
+                let current = store.current_branch()?;
+                Session {
+                    // `Wiki-Agent`: the agent whose branch is checked out, else the branch name.
+                    agent: match current.as_deref() {
+                        Some(b) => b
+                            .strip_prefix(agent::BRANCH_PREFIX)
+                            .unwrap_or(b)
+                            .to_string(),
+                        None => "HEAD".to_string(),
+                    },
+                    store,
+                    vault,
+                    target: Target::Head,
+                    branch: current,
+                    checked_out: true,
+                }
+            }
         })
     }
 
@@ -248,16 +250,18 @@ impl Compiler for DigestCompiler {
         let changes = match cache_home {
             // A dry run writes nothing, the parse cache included: it only reads it.
             Some(dir) if self.keep_before => {
-                let cache = match snap.parse_cache() {
-                    Some(cache) => std::sync::Arc::clone(cache),
-                    None => std::sync::Arc::new(wiki_parse::pagecache::ParseCache::load_for(
-                        &dir,
-                        snap.parse_cache_agent(),
-                    )),
-                };
-                let mut result = wiki_digest::compile::compile_cached(&snap, &opts, &cache);
+                let save = false;
+                let (mut result, ()) = wiki_digest::compile::compile_in_vault_with(
+                    &snap,
+                    &opts,
+                    &dir,
+                    true,
+                    save,
+                    "wiki apply",
+                    |_| (),
+                );
                 let changes = std::mem::take(&mut result.changes);
-                wiki_cli::drop_later((snap, result, cache));
+                wiki_cli::drop_later((snap, result));
                 changes
             }
             Some(dir) => {

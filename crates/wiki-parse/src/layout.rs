@@ -22,6 +22,32 @@ pub const CLAIMS_PATH: &str = ".openclaw-wiki/cache/claims.jsonl";
 /// The directory of the compiled caches (derived, git-ignored files).
 pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
 
+/// Whether every component of the vault-relative directory `rel` (`/`-separated) under `vault`
+/// is a directory, not a symbolic link: a tool about to remove what is below it never reaches
+/// outside the vault.
+pub fn real_directories(vault: &std::path::Path, rel: &str) -> bool {
+    let mut path = vault.to_path_buf();
+    rel.split('/').all(|part| {
+        path.push(part);
+        std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+    })
+}
+
+/// The bytes of the files below `dir` (symbolic links are counted as links, not followed).
+pub fn tree_bytes(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match std::fs::symlink_metadata(e.path()) {
+            Ok(m) if m.is_dir() => tree_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
 /// Where the compiled cache file `path` (e.g. [`CLAIMS_PATH`]) of a branch lives: `path` itself
 /// for the checked-out branch (`agent` = `None`), `.openclaw-wiki/cache/agents/<ID>/<file>` for
 /// an agent branch that is not checked out (it has no work tree of its own).

@@ -183,9 +183,8 @@ pub fn wiki_index_dir(vault: &Path, view: &View) -> PathBuf {
 /// removed (0 when there was no index). Nothing is followed through a symbolic link: the index
 /// root must be a real directory, and a link in the index's place is only unlinked.
 pub fn remove_agent_index(vault: &Path, id: &str) -> Result<u64, Error> {
-    let root = index_root(vault);
-    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
-    if !(real_dir(&vault.join(wiki_cli::VAULT_MARKER_DIR)) && real_dir(&root)) {
+    let root = format!("{}/index", wiki_cli::VAULT_MARKER_DIR);
+    if !wiki_parse::layout::real_directories(vault, &root) {
         return Ok(0);
     }
     let view = View::Agent {

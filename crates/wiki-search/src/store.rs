@@ -940,13 +940,7 @@ pub(crate) fn remove_index_dir(dir: &Path) -> Result<u64, crate::Error> {
         Err(e) => return Err(crate::Error::Io(dir.to_path_buf(), e)),
     }
     let _lock = lock(dir)?;
-    let bytes: u64 = std::fs::read_dir(dir)
-        .map_err(|e| crate::Error::Io(dir.to_path_buf(), e))?
-        .flatten()
-        .filter_map(|e| std::fs::symlink_metadata(e.path()).ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
+    let bytes = wiki_parse::layout::tree_bytes(dir);
     std::fs::remove_dir_all(dir).map_err(|e| crate::Error::Io(dir.to_path_buf(), e))?;
     Ok(bytes)
 }
