@@ -344,7 +344,14 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
         .expect_code(0);
     let tip = rev(&v, "agents/tmp");
     let head = rev(&v, "HEAD");
-    let main_files = v.files_under(".openclaw-wiki/cache");
+    // The checked-out branch's compiled caches (not the agents').
+    let main_caches = || -> Vec<_> {
+        v.files_under(".openclaw-wiki/cache")
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with(".openclaw-wiki/cache/agents/"))
+            .collect()
+    };
+    let main_files = main_caches();
     // Search indexes: the agent's and the work tree's.
     v.run("wiki", &["--agent", "tmp", "search", "Alpha"])
         .expect_code(0);
@@ -382,16 +389,7 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
     assert!(!v.exists(".openclaw-wiki/tmp/agents/tmp"));
     assert_eq!(indexes(), ["wiki-worktree"]);
     assert!(v.files_under(".openclaw-wiki/index/wiki-worktree") == worktree_index);
-    let main_now: Vec<_> = v
-        .files_under(".openclaw-wiki/cache")
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with(".openclaw-wiki/cache/agents/"))
-        .collect();
-    let main_before: Vec<_> = main_files
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with(".openclaw-wiki/cache/agents/"))
-        .collect();
-    assert!(main_now == main_before);
+    assert!(main_caches() == main_files);
     assert_eq!(rev(&v, "HEAD"), head);
     assert_eq!(v.status(), "");
     v.git(&["fsck", "--strict", "--no-progress"]);
