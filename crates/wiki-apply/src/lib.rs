@@ -63,6 +63,15 @@
 //! (`Compile wiki vault: N files updated`, `Wiki-Op: compile`); with nothing pending, nothing
 //! is committed.
 //!
+//! `--stream` keeps the process running for an agent that issues operations one by one: every
+//! input line (one operation, or a JSON array of operations) is applied as its own batch and
+//! commit as soon as it arrives, and its records are printed and flushed before the next line is
+//! read. A line that fails prints `{"type":"error","line":N,"message":"<stdin>:N: …"}` (and the
+//! error on stderr) and the stream goes on; the exit status is then 2. Each batch reads the
+//! vault again exactly like a separate run (hand edits, other writers and branch switches in
+//! between are seen), so the output is the same as running the lines one by one; what the
+//! process keeps is itself and its memory, warm.
+//!
 //! Concurrent writers take the vault lock; the ref update is a compare-and-swap against the tip
 //! the batch read, and when something else (a plain `git commit`) moved the branch, the batch is
 //! re-read and re-applied on the new tip (up to [`session::MAX_ATTEMPTS`] times) or fails clearly

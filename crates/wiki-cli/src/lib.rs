@@ -378,6 +378,16 @@ pub fn drop_later<T: Send + 'static>(value: T) {
     drop(previous);
 }
 
+/// Free now what [`drop_later`] keeps (a process that stays to run the next command calls it
+/// once a command's output is out, so the next command does not pay for it).
+pub fn free_deferred() {
+    let previous = match DEFERRED.lock() {
+        Ok(mut slot) => slot.take(),
+        Err(poisoned) => poisoned.into_inner().take(),
+    };
+    drop(previous);
+}
+
 /// Print `message` (if any) as a `<program>: <message>` line on stderr.
 pub fn notice(message: Option<String>) {
     if let Some(m) = message {

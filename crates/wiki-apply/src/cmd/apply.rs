@@ -48,6 +48,15 @@ pub struct Args {
     /// same commit; run `wiki compile` later.
     #[arg(long, global = true)]
     pub no_compile: bool,
+
+    /// Keep running: apply each input line as its own batch (one commit) as soon as it
+    /// arrives, print its records and flush, then read the next line, until end of input. A
+    /// line holds one operation or a JSON array of operations (one batch). A batch that fails
+    /// prints {"type":"error","line","message"} (and the error on stderr) and the stream goes
+    /// on; the exit status is then 2. For agents that issue operations one by one: the
+    /// process, its memory and its caches stay warm (see docs/BENCHMARKS.md).
+    #[arg(long)]
+    pub stream: bool,
 }
 
 /// `wiki apply synthesis|metadata`.
@@ -272,6 +281,15 @@ struct Summary<'a> {
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format =
         global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    if args.stream {
+        if args.command.is_some() {
+            return Err(CliError::Usage(
+                "--stream reads operations from stdin or --file; it takes no synthesis/metadata shortcut"
+                    .into(),
+            ));
+        }
+        return run_stream(global, args, format);
+    }
     let now = iso_millis(global.now()?);
     let (ops, origin) = match &args.command {
         Some(s) => (
@@ -315,6 +333,109 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     )?;
     print(global, format, args.dry_run, &session, &outcome)?;
     Ok(exit::OK)
+}
+
+/// `--stream`: one batch per input line, each printed and flushed before the next line is read.
+fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, CliError> {
+    use std::io::BufRead;
+    let (mut input, origin): (Box<dyn BufRead>, String) = match &args.file {
+        Some(f) if f.as_os_str() != "-" => (
+            Box::new(std::io::BufReader::new(std::fs::File::open(f).map_err(
+                |e| CliError::Runtime(format!("{}: {e}", f.display())),
+            )?)),
+            f.display().to_string(),
+        ),
+        _ => (Box::new(std::io::stdin().lock()), "<stdin>".to_string()),
+    };
+    let compiler = super::compiler(args.no_compile, args.dry_run);
+    let mut failed = false;
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| CliError::Runtime(format!("cannot read {origin}: {e}")))?;
+        if line.is_empty() {
+            break;
+        }
+        number += 1;
+        let batch = stream_ops(std::mem::take(&mut line), &origin, number).and_then(|ops| {
+            if ops.is_empty() {
+                return Ok(());
+            }
+            let session = Session::open(global)?;
+            let outcome = session::apply_batch(
+                &session,
+                &ops,
+                &BatchOptions {
+                    origin: Some(origin.clone()),
+                    now: iso_millis(global.now()?),
+                    dry_run: args.dry_run,
+                    compiler: compiler.as_ref(),
+                    trace: crate::session::trace_enabled(),
+                },
+            )?;
+            // Freed once printed.
+            print(global, format, args.dry_run, &session, &outcome)
+        });
+        match batch {
+            Ok(()) => {}
+            Err(CliError::BrokenPipe) => return Ok(exit::OK),
+            Err(e) => {
+                failed = true;
+                wiki_cli::warn(&wiki_cli::program_name(), &format!("error: {e}"));
+                if format != Format::Text {
+                    let mut out = Output::new();
+                    out.record(&serde_json::json!({
+                        "type": "error",
+                        "line": number,
+                        "message": e.to_string(),
+                    }))?;
+                    out.flush()?;
+                }
+            }
+        }
+        // What the batch left (its pages, its compiled files) is freed while the next line is
+        // awaited, not during its batch.
+        wiki_cli::free_deferred();
+    }
+    Ok(if failed { exit::ERROR } else { exit::OK })
+}
+
+/// The operations of line `number` of a stream: one JSON object, or an array of them (one
+/// batch); none for a blank line.
+fn stream_ops(bytes: Vec<u8>, origin: &str, number: usize) -> Result<Vec<LineOp>, CliError> {
+    let at = |message: String| Error::At {
+        origin: origin.to_string(),
+        line: number,
+        message,
+    };
+    let text = decode_input(bytes, origin).map_err(|e| match e {
+        Error::At { message, .. } => at(message),
+        other => other,
+    })?;
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !text.starts_with('[') {
+        let op = ops::parse_line(text).map_err(at)?;
+        return Ok(vec![LineOp { line: number, op }]);
+    }
+    let items: Vec<Json> =
+        serde_json::from_str(text).map_err(|e| at(format!("invalid JSON: {e}")))?;
+    if items.is_empty() {
+        return Err(at("an array of operations must not be empty".into()).into());
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let op = ops::parse_op(item).map_err(|m| at(format!("operation {}: {m}", i + 1)))?;
+            Ok(LineOp { line: number, op })
+        })
+        .collect()
 }
 
 fn print(
