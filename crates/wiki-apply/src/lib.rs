@@ -69,8 +69,9 @@
 //! read. A line that fails prints `{"type":"error","line":N,"message":"<stdin>:N: …"}` (and the
 //! error on stderr) and the stream goes on; the exit status is then 2. Each batch reads the
 //! vault again exactly like a separate run (hand edits, other writers and branch switches in
-//! between are seen), so the output is the same as running the lines one by one; what the
-//! process keeps is itself and its memory, warm.
+//! between are seen), so the output is the same as running the lines one by one, and so is the
+//! time a batch takes (`docs/BENCHMARKS.md`, Apply: a resident process alone saves nothing
+//! measurable per operation).
 //!
 //! Concurrent writers take the vault lock; the ref update is a compare-and-swap against the tip
 //! the batch read, and when something else (a plain `git commit`) moved the branch, the batch is
