@@ -183,3 +183,36 @@ fn stream_reads_a_file_and_refuses_the_shortcuts() {
         missing.stderr
     );
 }
+
+#[test]
+fn stream_as_an_agent_commits_each_line_to_its_branch_only() {
+    let v = vault();
+    let main_before = rev(&v, "main");
+    let run = apply(
+        &v,
+        &["--agent", "bot", "--stream"],
+        &[ADD_QUESTION, RESOLVE],
+    );
+    run.expect_code(0);
+    // The first line created the branch from main; the second read it back.
+    assert_eq!(
+        v.git(&["log", "--format=%s", "main..agents/bot"]),
+        "wiki apply: resolve_question entities/alpha.md\n\
+         wiki apply: add_question entities/alpha.md\n"
+    );
+    assert_eq!(rev(&v, "agents/bot^^"), main_before);
+    assert_eq!(rev(&v, "main"), main_before);
+    assert_eq!(v.status(), "");
+    let summaries: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .filter(|r: &serde_json::Value| r["type"] == "summary")
+        .collect();
+    assert_eq!(summaries.len(), 2);
+    for (s, tip) in summaries.iter().zip(["agents/bot^", "agents/bot"]) {
+        assert_eq!(s["agent"], "bot");
+        assert_eq!(s["branch"], "agents/bot");
+        assert_eq!(s["commit"], rev(&v, tip).as_str());
+    }
+}
