@@ -52,8 +52,8 @@ pub struct Args {
     /// Keep running: apply each input line as its own batch (one commit) as soon as it
     /// arrives, print its records and flush, then read the next line, until end of input. A
     /// line holds one operation or a JSON array of operations (one batch). A batch that fails
-    /// prints {"type":"error","line","message"} (and the error on stderr) and the stream goes
-    /// on; the exit status is then 2. For agents that keep one process for a session of
+    /// prints {"type":"error","line","message"} (JSON formats; the error also goes to stderr)
+    /// and the stream goes on; the exit status is then 2. For agents that keep one process for a session of
     /// operations; each batch costs what a separate run costs.
     #[arg(long)]
     pub stream: bool,
