@@ -8,8 +8,6 @@
 //! `Wiki-Op` trailer (made by hand with git, or recorded by the store as human edits) are
 //! included and marked `manual`.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wiki_parse::model::{self, Claim, Evidence};
@@ -217,13 +215,15 @@ pub fn history(session: &Session, subject: &Subject) -> Result<Vec<Entry>> {
             Ok(out)
         }
         Subject::Claim { id, pages } => {
-            let mut out = Vec::new();
-            for path in pages {
-                let mut commits = session.store.history(&rev, path)?;
+            let paths: Vec<&str> = pages.iter().map(String::as_str).collect();
+            // One walk for every page holding the claim.
+            let walks = session.store.history_of_paths(&rev, &paths)?;
+            let mut out: Vec<(usize, Entry)> = Vec::new();
+            for (path, mut commits) in pages.iter().zip(walks) {
                 commits.reverse(); // oldest first: each version is read once
                 let mut prev: Option<Claim> = None;
                 let mut prev_commit = None;
-                for info in &commits {
+                for (position, info) in &commits {
                     // The parent's version equals the previous entry's unless the first parent
                     // is not that commit (the page came back after a gap); re-read then.
                     if info.parents.first() != prev_commit.as_ref() {
@@ -248,44 +248,25 @@ pub fn history(session: &Session, subject: &Subject) -> Result<Vec<Entry>> {
                         e.ops
                             .retain(|op| op.claims.is_empty() || op.claims.contains(id));
                         e.changes = changes;
-                        out.push(e);
+                        out.push((*position, e));
                     }
                     prev = now;
                 }
             }
-            if pages.len() == 1 {
-                out.reverse();
-                return Ok(out);
-            }
-            // Several pages: newest first along the walk their histories come from (commit
-            // times can go back and forth: rebases, clocks, pinned tool times).
-            let ids: Vec<wiki_store::ObjectId> = out
-                .iter()
-                .filter_map(|e| wiki_store::ObjectId::from_hex(e.commit.as_bytes()).ok())
-                .collect();
-            let position: HashMap<String, usize> = session
-                .store
-                .first_parent_positions(&rev, &ids)?
-                .into_iter()
-                .map(|(id, at)| (id.to_string(), at))
-                .collect();
-            Ok(stable_newest_first(out, |e| {
-                position.get(&e.commit).copied()
-            }))
+            // Newest first along the walk (commit times can go back and forth: rebases, clocks,
+            // pinned tool times).
+            Ok(stable_newest_first(out))
         }
     }
 }
 
-/// Entries of several pages (each page's collected oldest first): newest first by their
-/// commit's `position` along the walk (0 newest), the entries of one commit in reverse order of
-/// collection.
-fn stable_newest_first(
-    mut entries: Vec<Entry>,
-    position: impl Fn(&Entry) -> Option<usize>,
-) -> Vec<Entry> {
+/// Entries of several pages (each page's collected oldest first, with its commit's position
+/// along the walk, 0 newest): newest first by position, the entries of one commit in reverse
+/// order of collection.
+fn stable_newest_first(mut entries: Vec<(usize, Entry)>) -> Vec<Entry> {
     entries.reverse();
-    entries.sort_by_key(|e| position(e).unwrap_or(usize::MAX));
-    entries
+    entries.sort_by_key(|(position, _)| *position);
+    entries.into_iter().map(|(_, e)| e).collect()
 }
 
 fn claim_at(session: &Session, rev: &str, path: &str, id: &str) -> Result<Option<Claim>> {

@@ -488,17 +488,38 @@ impl Store {
     /// `path` differs from their first parent's (additions and deletions included; a root commit
     /// is included when it has the file). One path lookup per commit, no full tree diffs.
     pub fn history(&self, rev: &str, path: &str) -> Result<Vec<CommitInfo>> {
-        paths::validate_file_path(path)?;
+        let mut walk = self.history_of_paths(rev, &[path])?;
+        Ok(walk
+            .pop()
+            .map(|hits| hits.into_iter().map(|(_, info)| info).collect())
+            .unwrap_or_default())
+    }
+
+    /// [`Store::history`] of several vault files in one first-parent walk from `rev`: for each
+    /// of `paths` (in order), the commits that changed it, newest first, each with its position
+    /// along the walk (0: `rev`'s commit, 1 its first parent, ...), so that the histories of
+    /// several files can be merged in the walk's order.
+    pub fn history_of_paths(
+        &self,
+        rev: &str,
+        paths: &[&str],
+    ) -> Result<Vec<Vec<(usize, CommitInfo)>>> {
+        for path in paths {
+            paths::validate_file_path(path)?;
+        }
         let repo = self.repo();
-        let repo_path = self.repo_path(path);
-        let mut current = Some(resolve(&repo, rev)?);
-        let mut hits = Vec::new();
-        let file_at = |tree: ObjectId| -> Result<Option<ObjectId>> {
-            Ok(lookup(&repo, tree, &repo_path)?
+        let repo_paths: Vec<_> = paths.iter().map(|p| self.repo_path(p)).collect();
+        let file_at = |tree: ObjectId, i: usize| -> Result<Option<ObjectId>> {
+            Ok(lookup(&repo, tree, &repo_paths[i])?
                 .filter(Entry::is_file)
                 .map(|e| e.id))
         };
-        let mut current_tree_and_blob: Option<(ObjectId, Option<ObjectId>)> = None;
+        let mut hits: Vec<Vec<(usize, ObjectId)>> = vec![Vec::new(); paths.len()];
+        // The tree each commit's blobs were looked up in, and those blobs (its parent's, for the
+        // next commit of the walk: the parent's tree is read once).
+        let mut known: Option<(ObjectId, Vec<Option<ObjectId>>)> = None;
+        let mut current = Some(resolve(&repo, rev)?);
+        let mut position = 0;
         while let Some(id) = current {
             let commit = repo
                 .find_commit(id)
@@ -508,56 +529,55 @@ impl Store {
                 .git_ctx(|| format!("read tree of commit {id}"))?
                 .detach();
             let parent = commit.parent_ids().next().map(|p| p.detach());
-            let blob = match current_tree_and_blob {
+            let blobs = match known.take() {
                 Some((t, b)) if t == tree => b,
-                _ => file_at(tree)?,
+                _ => (0..paths.len())
+                    .map(|i| file_at(tree, i))
+                    .collect::<Result<_>>()?,
             };
-            let (parent_tree, parent_blob) = match parent {
+            let (parent_tree, parent_blobs) = match parent {
                 Some(p) => {
                     let pt = commit_tree(&repo, p)?;
-                    let pb = if pt == tree { blob } else { file_at(pt)? };
+                    let pb = if pt == tree {
+                        blobs.clone()
+                    } else {
+                        (0..paths.len())
+                            .map(|i| file_at(pt, i))
+                            .collect::<Result<_>>()?
+                    };
                     (Some(pt), pb)
                 }
-                None => (None, None),
+                None => (None, vec![None; paths.len()]),
             };
-            if blob != parent_blob {
-                hits.push(id);
+            for (i, (now, before)) in blobs.iter().zip(&parent_blobs).enumerate() {
+                if now != before {
+                    hits[i].push((position, id));
+                }
             }
-            current_tree_and_blob = parent_tree.map(|t| (t, parent_blob));
+            known = parent_tree.map(|t| (t, parent_blobs));
             current = parent;
-        }
-        hits.into_iter()
-            .map(|id| self.commit_info_in(&repo, id))
-            .collect()
-    }
-
-    /// The positions of `ids` along the first-parent walk from `rev` (0: `rev`'s commit, 1 its
-    /// first parent, ...), the walk stopping once every id is found; ids not on it are left
-    /// out. Orders the commits [`Store::history`] returns for several paths as one walk would.
-    pub fn first_parent_positions(
-        &self,
-        rev: &str,
-        ids: &[ObjectId],
-    ) -> Result<HashMap<ObjectId, usize>> {
-        let repo = self.repo();
-        let wanted: std::collections::HashSet<ObjectId> = ids.iter().copied().collect();
-        let mut out = HashMap::with_capacity(wanted.len());
-        let mut current = Some(resolve(&repo, rev)?);
-        let mut position = 0;
-        while let Some(id) = current {
-            if out.len() == wanted.len() {
-                break;
-            }
-            if wanted.contains(&id) {
-                out.insert(id, position);
-            }
-            let commit = repo
-                .find_commit(id)
-                .git_ctx(|| format!("read commit {id}"))?;
-            current = commit.parent_ids().next().map(|p| p.detach());
             position += 1;
         }
-        Ok(out)
+        // Each commit's metadata is read once, however many of the files it changed.
+        let mut infos: HashMap<ObjectId, CommitInfo> = HashMap::new();
+        hits.into_iter()
+            .map(|file_hits| {
+                file_hits
+                    .into_iter()
+                    .map(|(at, id)| {
+                        let info = match infos.get(&id) {
+                            Some(info) => info.clone(),
+                            None => {
+                                let info = self.commit_info_in(&repo, id)?;
+                                infos.insert(id, info.clone());
+                                info
+                            }
+                        };
+                        Ok((at, info))
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Metadata of commit `id`, including the vault paths it changed relative to its first parent.

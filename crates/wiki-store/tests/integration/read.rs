@@ -151,6 +151,46 @@ fn history_of_a_path() {
 }
 
 #[test]
+fn history_of_several_paths_in_one_walk() {
+    let (f, ids) = history_fixture();
+    let store = f.store();
+    let walks = store
+        .history_of_paths("HEAD", &["notes/a.md", "b.md", "nope.md"])
+        .expect("history");
+    let got: Vec<Vec<(usize, String)>> = walks
+        .iter()
+        .map(|hits| {
+            hits.iter()
+                .map(|(at, c)| (*at, c.subject.clone()))
+                .collect()
+        })
+        .collect();
+    // Positions along the walk from HEAD (c5 = 0 ... c1 = 4).
+    assert_eq!(
+        got,
+        vec![
+            vec![
+                (0, "c5".to_string()),
+                (1, "c4".to_string()),
+                (3, "c2".to_string()),
+                (4, "c1".to_string())
+            ],
+            vec![(2, "c3".to_string()), (4, "c1".to_string())],
+            vec![],
+        ]
+    );
+    // c1 changed both files: the same metadata for both.
+    assert_eq!(walks[0][3].1, walks[1][1].1);
+    assert_eq!(walks[1][1].1.id.to_string(), ids[0]);
+    // Each path's history is the single-path one.
+    for (path, hits) in ["notes/a.md", "b.md"].iter().zip(&walks) {
+        let one = store.history("HEAD", path).expect("history");
+        assert_eq!(one, hits.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
+    }
+    assert!(store.history_of_paths("HEAD", &["../x.md"]).is_err());
+}
+
+#[test]
 fn revert_changes_restores_the_parent() {
     let f = Fixture::repo_with(&[("a.md", "a1\n"), ("b.md", "b1\n")]);
     let store = f.store();
