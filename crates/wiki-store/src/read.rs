@@ -559,6 +559,7 @@ impl Store {
             position += 1;
         }
         // Each commit's metadata is read once, however many of the files it changed.
+        let shared = paths.len() > 1;
         let mut infos: HashMap<ObjectId, CommitInfo> = HashMap::new();
         hits.into_iter()
             .map(|file_hits| {
@@ -569,7 +570,9 @@ impl Store {
                             Some(info) => info.clone(),
                             None => {
                                 let info = self.commit_info_in(&repo, id)?;
-                                infos.insert(id, info.clone());
+                                if shared {
+                                    infos.insert(id, info.clone());
+                                }
                                 info
                             }
                         };
