@@ -371,21 +371,21 @@ static DEFERRED: std::sync::Mutex<Option<Box<dyn Send>>> = std::sync::Mutex::new
 /// thread it still competed with the commit); a command exits right after, and a process that
 /// runs command after command holds one command's worth at most.
 pub fn drop_later<T: Send + 'static>(value: T) {
-    let previous = match DEFERRED.lock() {
-        Ok(mut slot) => slot.replace(Box::new(value)),
-        Err(poisoned) => poisoned.into_inner().replace(Box::new(value)),
-    };
-    drop(previous);
+    drop(swap_deferred(Some(Box::new(value))));
 }
 
 /// Free now what [`drop_later`] keeps (a process that stays to run the next command calls it
 /// once a command's output is out, so the next command does not pay for it).
 pub fn free_deferred() {
-    let previous = match DEFERRED.lock() {
-        Ok(mut slot) => slot.take(),
-        Err(poisoned) => poisoned.into_inner().take(),
-    };
-    drop(previous);
+    drop(swap_deferred(None));
+}
+
+/// Put `value` in the deferred slot; what it held is returned (to be dropped by the caller).
+fn swap_deferred(value: Option<Box<dyn Send>>) -> Option<Box<dyn Send>> {
+    let mut slot = DEFERRED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    std::mem::replace(&mut *slot, value)
 }
 
 /// Print `message` (if any) as a `<program>: <message>` line on stderr.

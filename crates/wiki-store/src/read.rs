@@ -509,10 +509,12 @@ impl Store {
         }
         let repo = self.repo();
         let repo_paths: Vec<_> = paths.iter().map(|p| self.repo_path(p)).collect();
-        let file_at = |tree: ObjectId, i: usize| -> Result<Option<ObjectId>> {
-            Ok(lookup(&repo, tree, &repo_paths[i])?
-                .filter(Entry::is_file)
-                .map(|e| e.id))
+        // The blob of every path in `tree` (`None` where it is not a file).
+        let files_at = |tree: ObjectId| -> Result<Vec<Option<ObjectId>>> {
+            repo_paths
+                .iter()
+                .map(|p| Ok(lookup(&repo, tree, p)?.filter(Entry::is_file).map(|e| e.id)))
+                .collect()
         };
         let mut hits: Vec<Vec<(usize, ObjectId)>> = vec![Vec::new(); paths.len()];
         // The tree each commit's blobs were looked up in, and those blobs (its parent's, for the
@@ -531,9 +533,7 @@ impl Store {
             let parent = commit.parent_ids().next().map(|p| p.detach());
             let blobs = match known.take() {
                 Some((t, b)) if t == tree => b,
-                _ => (0..paths.len())
-                    .map(|i| file_at(tree, i))
-                    .collect::<Result<_>>()?,
+                _ => files_at(tree)?,
             };
             let (parent_tree, parent_blobs) = match parent {
                 Some(p) => {
@@ -541,9 +541,7 @@ impl Store {
                     let pb = if pt == tree {
                         blobs.clone()
                     } else {
-                        (0..paths.len())
-                            .map(|i| file_at(pt, i))
-                            .collect::<Result<_>>()?
+                        files_at(pt)?
                     };
                     (Some(pt), pb)
                 }

@@ -1,7 +1,7 @@
 //! `wiki apply` / `wiki-apply`: apply operations (JSON Lines on stdin, or the `synthesis` and
 //! `metadata` shortcuts of the original CLI) as one commit.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -300,20 +300,11 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             None,
         ),
         None => {
-            let (input, origin) = match &args.file {
-                Some(f) if f.as_os_str() != "-" => (
-                    std::fs::read(f)
-                        .map_err(|e| CliError::Runtime(format!("{}: {e}", f.display())))?,
-                    f.display().to_string(),
-                ),
-                _ => {
-                    let mut bytes = Vec::new();
-                    std::io::stdin()
-                        .read_to_end(&mut bytes)
-                        .map_err(|e| CliError::Runtime(format!("cannot read stdin: {e}")))?;
-                    (bytes, "<stdin>".to_string())
-                }
-            };
+            let (mut reader, origin) = open_input(args)?;
+            let mut input = Vec::new();
+            reader
+                .read_to_end(&mut input)
+                .map_err(|e| read_error(&origin, &e))?;
             let input = decode_input(input, &origin)?;
             (parse_input(&input, &origin)?, Some(origin))
         }
@@ -337,16 +328,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
 
 /// `--stream`: one batch per input line, each printed and flushed before the next line is read.
 fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, CliError> {
-    use std::io::BufRead;
-    let (mut input, origin): (Box<dyn BufRead>, String) = match &args.file {
-        Some(f) if f.as_os_str() != "-" => (
-            Box::new(std::io::BufReader::new(std::fs::File::open(f).map_err(
-                |e| CliError::Runtime(format!("{}: {e}", f.display())),
-            )?)),
-            f.display().to_string(),
-        ),
-        _ => (Box::new(std::io::stdin().lock()), "<stdin>".to_string()),
-    };
+    let (mut input, origin) = open_input(args)?;
     let compiler = super::compiler(args.no_compile, args.dry_run);
     let mut failed = false;
     let mut line = Vec::new();
@@ -355,7 +337,7 @@ fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, Cl
         line.clear();
         input
             .read_until(b'\n', &mut line)
-            .map_err(|e| CliError::Runtime(format!("cannot read {origin}: {e}")))?;
+            .map_err(|e| read_error(&origin, &e))?;
         if line.is_empty() {
             break;
         }
@@ -401,6 +383,34 @@ fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, Cl
         wiki_cli::free_deferred();
     }
     Ok(if failed { exit::ERROR } else { exit::OK })
+}
+
+/// Where operations are read from (`--file FILE`, else stdin) and its name for error locations
+/// (the file's path, or `<stdin>`).
+fn open_input(args: &Args) -> Result<(Box<dyn BufRead>, String), CliError> {
+    Ok(match &args.file {
+        Some(f) if f.as_os_str() != "-" => {
+            let file = std::fs::File::open(f)
+                .map_err(|e| CliError::Runtime(format!("{}: {e}", f.display())))?;
+            (
+                Box::new(std::io::BufReader::new(file)),
+                f.display().to_string(),
+            )
+        }
+        _ => (Box::new(std::io::stdin().lock()), STDIN.to_string()),
+    })
+}
+
+/// The input's name when it is stdin.
+const STDIN: &str = "<stdin>";
+
+/// A failed read of the input named `origin` (see [`open_input`]).
+fn read_error(origin: &str, e: &std::io::Error) -> CliError {
+    if origin == STDIN {
+        CliError::Runtime(format!("cannot read stdin: {e}"))
+    } else {
+        CliError::Runtime(format!("{origin}: {e}"))
+    }
 }
 
 /// The operations of line `number` of a stream: one JSON object, or an array of them (one
