@@ -20,8 +20,6 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    // Process start is most of a served search (a client that connects, asks and prints).
-    wiki_build::link_fast_start();
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let crates = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut inputs = Vec::new();

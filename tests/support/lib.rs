@@ -123,11 +123,10 @@ impl Default for Vault {
 }
 
 impl Drop for Vault {
-    /// Removing the directory under a detached process (a packer started by a commit that
-    /// packed, or the deletion of the files a large write replaced) would leave it half
-    /// removed: wait for those first (only vaults that may have had one).
+    /// Removing the directory under a detached process (a packer started by a commit) would
+    /// leave it half removed: wait for those first (only vaults that may have had one).
     fn drop(&mut self) {
-        let marks = [".git/wiki-pack.lock", "../.git/wiki-pack.lock", RETIRED_DIR];
+        let marks = [".git/wiki-pack.lock", "../.git/wiki-pack.lock"];
         if !marks.iter().any(|l| self.root.join(l).exists()) {
             return;
         }
@@ -361,26 +360,6 @@ impl Vault {
         isolate(&mut cmd, &self.home);
         cmd
     }
-}
-
-/// Where the store keeps the work-tree files a commit replaced until they are deleted, relative
-/// to the vault.
-pub const RETIRED_DIR: &str = ".openclaw-wiki/locks/retired";
-
-/// How many replaced files wait in the retired directory of the vault at `root` (its shard
-/// directories' entries; 0 when there is none).
-pub fn retired_files(root: &Path) -> usize {
-    std::fs::read_dir(root.join(RETIRED_DIR))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|shard| {
-            std::fs::read_dir(shard.path())
-                .into_iter()
-                .flatten()
-                .count()
-        })
-        .sum()
 }
 
 /// Run a command, capturing output.

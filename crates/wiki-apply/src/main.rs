@@ -1,7 +1,7 @@
 //! `wiki-apply`: the apply/history/rollback/agent commands as one binary (see the crate docs).
 
 #[global_allocator]
-static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::process::ExitCode;
 
@@ -10,7 +10,6 @@ use wiki_apply::cmd;
 use wiki_cli::{CliError, GlobalArgs};
 
 fn main() -> ExitCode {
-    wiki_alloc::configure();
     // Commits may pack in a detached copy of this binary (see wiki_store::background).
     if let Some(code) = wiki_store::background::main_hook() {
         return code;

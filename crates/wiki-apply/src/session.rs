@@ -251,7 +251,7 @@ impl Compiler for DigestCompiler {
             // A dry run writes nothing, the parse cache included: it only reads it.
             Some(dir) if self.keep_before => {
                 let save = false;
-                let (mut result, ()) = wiki_digest::compile::compile_in_vault_with(
+                let (result, ()) = wiki_digest::compile::compile_in_vault_with(
                     &snap,
                     &opts,
                     &dir,
@@ -260,19 +260,13 @@ impl Compiler for DigestCompiler {
                     "wiki apply",
                     |_| (),
                 );
-                let changes = std::mem::take(&mut result.changes);
-                wiki_cli::drop_later((snap, result));
-                changes
+                result.changes
             }
             Some(dir) => {
                 wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
             }
             _ => {
-                let mut result = wiki_digest::compile(&snap, &opts);
-                let changes = std::mem::take(&mut result.changes);
-                // A vault's worth of parsed pages and file entries: not freed now.
-                wiki_cli::drop_later((snap, result));
-                changes
+                wiki_digest::compile(&snap, &opts).changes
             }
         };
         trace.phase("compile: compile and parse cache");
@@ -419,10 +413,6 @@ impl Drop for SaveAside {
     }
 }
 
-/// Batches of at most this many operations keep freed memory until they exit
-/// ([`wiki_alloc::keep_freed_memory`]).
-const KEEP_FREED_MEMORY_OPS: usize = 100;
-
 /// Apply `ops` as one batch: take the vault lock, read the branch, apply every operation in
 /// memory (the first failing one aborts the batch: nothing is written), compile, and make one
 /// commit with a trailer set per changed operation. When another writer moved the branch between
@@ -443,18 +433,6 @@ pub fn apply_batch(
     // written by the time the lock is released, whatever path this function leaves by.
     let _saved = SaveAside;
     trace.phase("lock");
-    // The operation is about to read a vault's worth of caches and pages into memory.
-    // A few operations: freed memory is kept to the end (page faults); a large batch returns it
-    // (its peak memory: 1,000 operations on the 10k vault peak at ~330 MB with, ~270 without).
-    if ops.len() <= KEEP_FREED_MEMORY_OPS {
-        wiki_alloc::keep_freed_memory();
-    }
-    let memory = wiki_digest::context::fit_huge_pages(&session.vault);
-    if opts.trace {
-        wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
-    }
-    // A dry run writes nothing, not even this.
-    let _memory = memory.recording(!opts.dry_run);
     let mut retries = 0;
     loop {
         let base = session.base()?;

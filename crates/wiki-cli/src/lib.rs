@@ -362,32 +362,6 @@ pub fn program_name() -> String {
         .unwrap_or_else(|| "wiki".to_string())
 }
 
-/// What a command left to free (see [`drop_later`]).
-static DEFERRED: std::sync::Mutex<Option<Box<dyn Send>>> = std::sync::Mutex::new(None);
-
-/// Keep `value` until the next call, which frees it; the last one is left to the end of the
-/// process, which returns its memory without walking it. Freeing the parsed pages of a large
-/// vault, millions of small allocations, costs ~10-20 ms of CPU at 10,000 pages (on another
-/// thread it still competed with the commit); a command exits right after, and a process that
-/// runs command after command holds one command's worth at most.
-pub fn drop_later<T: Send + 'static>(value: T) {
-    drop(swap_deferred(Some(Box::new(value))));
-}
-
-/// Free now what [`drop_later`] keeps (a process that stays to run the next command calls it
-/// once a command's output is out, so the next command does not pay for it).
-pub fn free_deferred() {
-    drop(swap_deferred(None));
-}
-
-/// Put `value` in the deferred slot; what it held is returned (to be dropped by the caller).
-fn swap_deferred(value: Option<Box<dyn Send>>) -> Option<Box<dyn Send>> {
-    let mut slot = DEFERRED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    std::mem::replace(&mut *slot, value)
-}
-
 /// Print `message` (if any) as a `<program>: <message>` line on stderr.
 pub fn notice(message: Option<String>) {
     if let Some(m) = message {

@@ -593,8 +593,7 @@ static PENDING_SAVE: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
 
 /// [`compile_in_vault`] (reusing the parse cache) for a command that commits the result next (an
 /// operation): the changes are returned at once and the parse cache is saved on another thread
-/// meanwhile (~7 ms on a 10,000-page vault, beside the commit's writing and waiting); the
-/// snapshot and the result are freed at the end of the process ([`wiki_cli::drop_later`]).
+/// meanwhile, beside the commit's writing.
 /// [`finish_saving_aside`] waits for the save (before the vault lock is released); a later call
 /// waits for the previous save first.
 pub fn compile_in_vault_saving_aside(
@@ -617,7 +616,6 @@ pub fn compile_in_vault_saving_aside(
     let save = move || {
         let phase = "save parse cache (aside)";
         save_parse_cache_or_warn(&vault_dir, &result, &cache, &snapshot, program, phase);
-        wiki_cli::drop_later((snapshot, result, cache));
     };
     match std::thread::Builder::new()
         .name("parse-cache-save".into())

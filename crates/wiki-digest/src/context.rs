@@ -216,16 +216,6 @@ impl VaultContext {
         &self.root
     }
 
-    /// Before reading a vault's worth of caches and pages: keep transparent huge pages or not
-    /// ([`fit_huge_pages`]).
-    pub fn fit_huge_pages(&self) -> MemoryRun {
-        fit_huge_pages(&self.root)
-    }
-
-    /// Before a whole-vault compile: huge pages off ([`without_huge_pages`]).
-    pub fn without_huge_pages(&self) -> MemoryRun {
-        without_huge_pages(&self.root)
-    }
 
     /// The store.
     pub fn store(&self) -> &Store {
@@ -417,105 +407,5 @@ impl VaultContext {
             .map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
         f.write_all(line.as_bytes())
             .map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))
-    }
-}
-
-/// The file where memory-heavy commands record, when they end, whether they used huge pages
-/// ([`wiki_alloc::MemoryState`]; its modification time is when). Git-ignored, like the rest of
-/// `.openclaw-wiki/tmp/`.
-pub const MEMORY_STATE_FILE: &str = "memory-state";
-
-/// A memory-heavy command's huge-page choice ([`fit_huge_pages`], [`without_huge_pages`]): when
-/// dropped, it records the command's [`wiki_alloc::MemoryState`] in the vault for the next
-/// command, unless told otherwise ([`MemoryRun::recording`]).
-#[must_use = "the state is recorded when the run is dropped"]
-#[derive(Debug)]
-pub struct MemoryRun {
-    vault_dir: Option<PathBuf>,
-    choice: Option<wiki_alloc::HugePages>,
-    state: wiki_alloc::MemoryState,
-}
-
-impl MemoryRun {
-    /// The choice made (`None`: huge pages were turned off for a whole-vault compile).
-    pub fn choice(&self) -> Option<wiki_alloc::HugePages> {
-        self.choice
-    }
-
-    /// Record the state when dropped only if `record` (commands that write nothing: no).
-    pub fn recording(mut self, record: bool) -> MemoryRun {
-        if !record {
-            self.vault_dir = None;
-        }
-        self
-    }
-}
-
-impl Drop for MemoryRun {
-    fn drop(&mut self) {
-        let Some(vault_dir) = self.vault_dir.take() else {
-            return;
-        };
-        // Only in a vault that already has its tmp directory (nothing is created for this).
-        if std::fs::symlink_metadata(vault_dir.join(wiki_parse::layout::TMP_DIR))
-            .is_ok_and(|m| m.is_dir())
-        {
-            // Best effort: a missing or unreadable state only means "cold memory" next time.
-            let _ = wiki_parse::layout::write_ignored_file(
-                &vault_dir,
-                wiki_parse::layout::TMP_DIR,
-                MEMORY_STATE_FILE,
-                self.state.encode().as_bytes(),
-            );
-        }
-    }
-}
-
-/// What the last memory-heavy command on the vault at `vault_dir` recorded, and how long ago.
-fn last_run(vault_dir: &Path) -> Option<wiki_alloc::LastRun> {
-    let path = vault_dir
-        .join(wiki_parse::layout::TMP_DIR)
-        .join(MEMORY_STATE_FILE);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > 64 {
-        return None;
-    }
-    let state = wiki_alloc::MemoryState::decode(&std::fs::read_to_string(&path).ok()?)?;
-    Some(wiki_alloc::LastRun {
-        age: meta.modified().ok()?.elapsed().unwrap_or_default(),
-        state,
-    })
-}
-
-/// The parse-cache size from which a vault counts as large for huge pages (about 6,000 pages of
-/// `scripts/gen-vault`). Measured on the 2-core benchmark machine, operations back to back,
-/// median with huge pages / without: 1,000 pages (1.3 MB cache) 38.8 / 35.2 and 32.9 / 28.6 ms;
-/// 3,000 pages (3.9 MB) 73.0 / 70.3 and 60.7 / 61.8 ms; 6,000 pages (7.8 MB) 121.4 / 134.6 and
-/// 105.5 / 94.9 ms; 10,000 pages (13 MB) 181.9 / 191.3 and 141.4 / 154.9 ms.
-pub const HUGE_PAGES_MIN_PARSE_CACHE: u64 = 8 << 20;
-
-/// Before reading a vault's worth of caches and pages into memory: keep transparent huge pages
-/// or not ([`wiki_alloc::huge_pages_after`]), from what the previous such command on the vault
-/// at `vault_dir` recorded and the size of its parse cache (smaller than
-/// [`HUGE_PAGES_MIN_PARSE_CACHE`], or none: without).
-pub fn fit_huge_pages(vault_dir: &Path) -> MemoryRun {
-    let large = std::fs::metadata(vault_dir.join(wiki_parse::pagecache::CACHE_PATH))
-        .is_ok_and(|m| m.len() >= HUGE_PAGES_MIN_PARSE_CACHE);
-    let (choice, state) = wiki_alloc::huge_pages_after(last_run(vault_dir), large);
-    MemoryRun {
-        vault_dir: Some(vault_dir.to_path_buf()),
-        choice: Some(choice),
-        state,
-    }
-}
-
-/// Before touching a whole vault's worth of memory at once (a compile without a parse cache,
-/// `--force`): huge pages off ([`wiki_alloc::bulk_memory`]), recorded like [`fit_huge_pages`].
-pub fn without_huge_pages(vault_dir: &Path) -> MemoryRun {
-    wiki_alloc::bulk_memory();
-    MemoryRun {
-        vault_dir: Some(vault_dir.to_path_buf()),
-        choice: None,
-        state: wiki_alloc::without_huge_pages(last_run(vault_dir)),
     }
 }

@@ -1,10 +1,9 @@
 //! `wiki-lint`: lint vault pages (see `wiki_lint::cmd::check`).
 
 #[global_allocator]
-static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    wiki_alloc::configure();
     let cli: wiki_lint::cmd::check::Cli = wiki_cli::parse_args();
     wiki_cli::main_wrapper("wiki-lint", || {
         wiki_lint::cmd::check::run(&cli.global, &cli.args)

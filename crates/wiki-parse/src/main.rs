@@ -1,10 +1,6 @@
 //! `wiki-parse`: parse vault pages into JSON Lines records (see `wiki_parse::cmd`).
 
-#[global_allocator]
-static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
-
 fn main() -> std::process::ExitCode {
-    wiki_alloc::configure();
     let cli: wiki_parse::cmd::Cli = wiki_cli::parse_args();
     wiki_cli::main_wrapper("wiki-parse", || {
         wiki_parse::cmd::run(&cli.global, &cli.args)

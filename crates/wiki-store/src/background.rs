@@ -1,23 +1,16 @@
 //! Packing in a detached process (what git's `gc.autoDetach` does for `gc --auto`).
 //!
-//! A commit that finds the loose objects over the packing threshold would otherwise pack them
-//! before returning: at 10,000 pages about a second, once every few dozen operations. A binary
-//! that calls [`main_hook`] first thing in `main` lets its commits start a copy of itself
-//! instead (`<exe> --wiki-store-background-pack <vault dir>`: its own process group, no
-//! standard streams, lower priority), which packs while the command that committed returns.
-//! Library users and binaries without the hook keep packing in the committing process, as do
-//! repositories with `gc.autoDetach = false`. The same process first deletes the work-tree files
-//! that commits replaced (`worktree::RETIRED_DIR`); a commit that replaced many (a first
-//! compile: every page) starts it for that alone.
+//! A binary that calls [`main_hook`] first thing in `main` lets its commits start a copy of
+//! itself (`<exe> --wiki-store-background-pack <vault dir>`: its own process group, no standard
+//! streams, lower priority) that runs git's packing (see `maintain`) while the command that
+//! committed returns. Library users and binaries without the hook pack in the committing
+//! process, as do repositories with `gc.autoDetach = false`.
 //!
-//! The packer waits for the vault's write lock like any writer and packs holding it, as a
-//! commit that packs does (writers read objects only while they hold it, so none reads a loose
-//! object or a pack as it is removed): the command that committed returns at once, and a
-//! command started while the packer runs waits for it. A packer holds
-//! `<git common dir>/wiki-pack.lock` from its start, and commits start no second one while it
-//! is held. When it fails, it leaves the error in `<git common dir>/wiki-pack.log`; the next
-//! commit that packs reports it as a warning and removes it. A killed packer loses nothing:
-//! loose objects are removed only once the pack that holds them is in place.
+//! The packer waits for the vault's write lock like any writer and runs git holding it: a
+//! command started meanwhile waits for it. It holds `<git common dir>/wiki-pack.lock` from its
+//! start, and commits start no second one while it is held. When it fails, it leaves the error
+//! in `<git common dir>/wiki-pack.log`; the next commit that packs reports it as a warning and
+//! removes it.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -58,9 +51,7 @@ pub fn main_hook() -> Option<ExitCode> {
 
 fn run(dir: &Path) -> Result<()> {
     let store = Store::open(dir)?;
-    // The files a large write replaced (see `worktree::RETIRED_DIR`), then the packing.
-    crate::worktree::remove_retired(store.vault_dir());
-    store.pack_detached().map(|_| ()).inspect_err(|e| {
+    store.pack_detached().inspect_err(|e| {
         let _ = std::fs::write(log_path(&store.repo()), format!("{e}\n"));
     })
 }

@@ -17,7 +17,6 @@ use crate::{
     CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
     message, paths, trace,
 };
-use crate::{pack, segmented};
 
 /// Where to stop (test hook for crash simulation).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,9 +59,6 @@ struct Signatures {
     author: gix::actor::Signature,
     committer: gix::actor::Signature,
 }
-
-/// From this many replaced files on, a commit has them deleted by a detached process.
-const BULK_RETIRED: usize = 256;
 
 impl Store {
     /// Commit `req`, taking the vault lock for the duration of the call (see the crate
@@ -199,24 +195,6 @@ impl Store {
         req: &CommitRequest<'_>,
         stop: Stop,
     ) -> Result<CommitOutcome> {
-        // The files earlier writes replaced are deleted beside this commit, on another thread
-        // (see `worktree::RETIRED_DIR`), when there is such a directory.
-        let vault_dir = self.vault_dir.as_path();
-        if !vault_dir.join(worktree::RETIRED_DIR).is_dir() {
-            return self.commit_body(lock, req, stop);
-        }
-        std::thread::scope(|scope| {
-            scope.spawn(move || worktree::remove_retired(vault_dir));
-            self.commit_body(lock, req, stop)
-        })
-    }
-
-    fn commit_body(
-        &self,
-        lock: &VaultLock,
-        req: &CommitRequest<'_>,
-        stop: Stop,
-    ) -> Result<CommitOutcome> {
         trace::start();
         self.check_lock(lock)?;
         validate_changes(req)?;
@@ -313,7 +291,7 @@ impl Store {
                     self.build_commit(&repo, tip, tip_tree, &planned, &human_msg, &sigs)?
                 {
                     let reflog = format!("commit: Record human edits before {op}");
-                    let _retired = self.publish(
+                    self.publish(
                         &repo,
                         &target,
                         tip,
@@ -348,7 +326,7 @@ impl Store {
             if tip.is_none() { " (initial)" } else { "" },
             message::subject_of(&msg)
         );
-        let retired = self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
+        self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
         outcome.commit = Some(built.commit);
         if stop == Stop::Never {
             match self.auto_pack(&repo) {
@@ -359,15 +337,6 @@ impl Store {
                 }
                 Err(e) => outcome.pack_error = Some(e.to_string()),
             }
-        }
-        // Many replaced files (a first compile rewrites every page): deleting them would cost
-        // the next commit as much as it saved this one, so a detached process does it (a
-        // detached packer, if one was started, does it first), else it is done here.
-        if retired >= BULK_RETIRED
-            && outcome.pack_detached.is_none()
-            && !(crate::background::enabled() && crate::background::spawn(&self.vault_dir).is_ok())
-        {
-            worktree::remove_retired(&self.vault_dir);
         }
         let mut written: Vec<String> = built.changed.iter().map(|(p, _)| p.to_string()).collect();
         written.sort();
@@ -435,7 +404,7 @@ impl Store {
             .edit_tree(base)
             .git_ctx(|| format!("edit tree {base}"))?;
         let mut changed = Vec::new();
-        let mut new_blobs: Vec<pack::LooseBlob<'a>> = Vec::new();
+        let mut new_blobs: Vec<(ObjectId, &'a [u8])> = Vec::new();
         let mut new_ids = HashSet::new();
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
         // Ids the caller computed are taken as given (debug builds check them).
@@ -481,12 +450,7 @@ impl Store {
                         continue;
                     }
                     if new_ids.insert(id) {
-                        new_blobs.push(pack::LooseBlob {
-                            id,
-                            bytes,
-                            path: Some(repo_path.clone()),
-                            previous: old.filter(|e| e.is_file()).map(|e| e.id),
-                        });
+                        new_blobs.push((id, bytes));
                     }
                     editor
                         .upsert(repo_path.as_str(), kind, id)
@@ -508,30 +472,9 @@ impl Store {
             return Ok(None);
         }
         trace::mark("hash blobs and plan tree");
-        // Blobs first (as one pack when there are many), then trees and the commit. Files large
-        // enough to be deflated in segments stay loose even then, so that the next commit of
-        // each (a dashboard after a full compile) reuses their segments.
+        // Blobs first, then trees and the commit.
         let objects_dir = repo.objects.store_ref().path();
-        let (segmented, others): (Vec<_>, Vec<_>) = new_blobs
-            .into_iter()
-            .partition(|b| b.path.is_some() && b.bytes.len() >= segmented::MIN_BLOB);
-        let mut loose = segmented;
-        if others.len() >= pack::PACK_THRESHOLD {
-            let blobs: Vec<(ObjectId, &[u8])> = others.iter().map(|b| (b.id, b.bytes)).collect();
-            pack::write_blobs(objects_dir, &blobs)?;
-        } else {
-            loose.extend(others);
-        }
-        if !loose.is_empty() {
-            // The ids were just computed from these bytes (`worktree::blob_id`): not hashed
-            // again (a collision-detecting SHA-1 was the slow part of writing a large dashboard).
-            debug_assert!(loose.iter().all(|b| worktree::blob_id(b.bytes) == b.id));
-            let reuse = pack::write_loose_blobs(objects_dir, &loose)?;
-            trace::note(&format!(
-                "loose blobs: {} bytes deflated, {} bytes reused from previous versions",
-                reuse.deflated, reuse.reused
-            ));
-        }
+        worktree::write_blobs(objects_dir, &new_blobs)?;
         trace::mark("write blobs");
         let tree = editor
             .write()
@@ -586,8 +529,7 @@ impl Store {
         Ok(())
     }
 
-    /// Journal, move the ref, and (checked-out branch) bring files and index along. Returns how
-    /// many replaced files were retired (see `worktree::RETIRED_DIR`).
+    /// Journal, move the ref, and (checked-out branch) bring files and index along.
     #[allow(clippy::too_many_arguments)]
     fn publish(
         &self,
@@ -599,7 +541,7 @@ impl Store {
         reflog: &str,
         sigs: &Signatures,
         stop: Stop,
-    ) -> Result<usize> {
+    ) -> Result<()> {
         if target.checked_out {
             let paths = built.changed.iter().map(|(p, _)| p.to_string()).collect();
             journal::write(
@@ -622,7 +564,7 @@ impl Store {
             return Err(e);
         }
         if stop == Stop::AfterRefUpdate || !target.checked_out {
-            return Ok(0);
+            return Ok(());
         }
         // Deletions first (they may remove directories left empty, which a write below then
         // recreates), then every write at once (see `worktree::write_files`).
@@ -644,7 +586,6 @@ impl Store {
         } else {
             None
         };
-        let retired = written.as_ref().map_or(0, |w| w.retired);
         let mut stats = written.map(|w| w.stats).unwrap_or_default().into_iter();
         let mut updates = Vec::with_capacity(built.changed.len());
         for (path, new) in &built.changed {
@@ -662,7 +603,7 @@ impl Store {
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)?;
         trace::mark("update index");
-        Ok(retired)
+        Ok(())
     }
 
     /// Called by `open`: roll a journal forward if one exists and nobody holds the lock.

@@ -171,6 +171,14 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A git maintenance command (`git gc`, `git repack`) could not run or failed.
+    #[error("{command}: {message}")]
+    Maintenance {
+        /// The command line.
+        command: String,
+        /// Its error output, or why it could not run.
+        message: String,
+    },
 }
 
 impl Error {

@@ -157,17 +157,14 @@
 pub mod background;
 mod branches;
 mod commit;
-mod delta;
 mod env;
 mod error;
 mod journal;
 mod lock;
 mod maintain;
 mod message;
-mod pack;
 mod paths;
 mod read;
-mod segmented;
 mod trace;
 mod worktree;
 
@@ -179,7 +176,7 @@ pub use env::{DEFAULT_EMAIL, DEFAULT_NAME, EnvSource};
 pub use error::{Error, Result};
 pub use gix::ObjectId;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
-pub use maintain::PackOutcome;
+pub use maintain::{GcOutcome, ObjectCounts};
 pub use message::parse_trailers;
 pub use read::{BlobSource, Listing};
 
@@ -299,8 +296,8 @@ pub struct CommitOutcome {
     pub human_commit: Option<ObjectId>,
     /// Vault paths the tool commit changed (sorted).
     pub written: Vec<String>,
-    /// Loose objects packed after the commit (see [`Store::pack_loose_objects`]), if that ran.
-    pub packed: Option<PackOutcome>,
+    /// Whether git packed loose objects after the commit, in this process (see `maintain`).
+    pub packed: bool,
     /// Why packing loose objects after the commit failed (the commit itself succeeded and
     /// nothing was removed), or why an earlier detached packer failed; callers report it as a
     /// warning.
@@ -367,7 +364,7 @@ impl std::fmt::Debug for Store {
 /// Index slots of a repository handle: gix fixes their number when a repository is opened,
 /// and a handle whose slots are all taken fails every lookup that needs a pack made since
 /// ("too few index slots"). Packs appear while a process runs (other writers pack loose objects
-/// after their commits: see [`Store::pack_loose_objects`]), so keep plenty spare.
+/// after their commits: see [`Store::gc`]), so keep plenty spare.
 const INDEX_SLOTS: gix::odb::store::init::Slots =
     gix::odb::store::init::Slots::AsNeededByDiskState {
         multiplier: 2.0,

@@ -26,10 +26,3 @@ pub(crate) fn mark(phase: &str) {
         LAST.set(Some(now));
     }
 }
-
-/// Print a line about the current phase when tracing.
-pub(crate) fn note(text: &str) {
-    if LAST.get().is_some() {
-        eprintln!("wiki-store: trace: {text}");
-    }
-}

@@ -11,15 +11,26 @@ use gix::bstr::{BStr, ByteSlice};
 use crate::error::GitResultExt;
 use crate::{Error, Result};
 
-/// The git blob id of `bytes` (SHA-1 over `blob <len>\0<bytes>`; the `sha1` crate uses the CPU's
-/// SHA extensions when it has them, several times faster than a portable implementation on the
-/// megabytes of dashboards a commit hashes).
+/// The git blob id of `bytes` (SHA-1 over `blob <len>\0<bytes>`, with gix's hasher).
 pub(crate) fn blob_id(bytes: &[u8]) -> ObjectId {
-    use sha1::Digest;
-    let mut h = sha1::Sha1::new();
+    let mut h = gix::hash::hasher(gix::hash::Kind::Sha1);
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    ObjectId::Sha1(h.finalize().into())
+    h.try_finalize()
+        .unwrap_or_else(|_| ObjectId::null(gix::hash::Kind::Sha1))
+}
+
+/// Write `blobs` (each with the id [`blob_id`] computed from its bytes) as loose objects in
+/// `objects_dir`, through gix's loose object store, spread over a few threads.
+pub(crate) fn write_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])]) -> Result<()> {
+    let store = gix::odb::loose::Store::at(objects_dir, gix::hash::Kind::Sha1);
+    par_map(blobs, |(id, bytes)| {
+        gix::objs::Write::write_buf_with_known_id(&store, gix::objs::Kind::Blob, bytes, *id)
+            .map(|_| ())
+            .map_err(|e| Error::io(objects_dir, std::io::Error::other(e.to_string())))
+    })
+    .into_iter()
+    .collect()
 }
 
 /// The number of CPUs to spread work over (1 to 8).
@@ -378,14 +389,6 @@ pub(crate) struct FileWrite<'a> {
 /// Distinguishes the temporary files of one process (their names also carry the process id).
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Threads for the rename phase of [`write_files`]: it mostly waits for the file system (a
-/// rename over a file frees the old file's blocks, which with the `discard` mount option waits
-/// for the device), so more threads than CPUs keep it busy (measured: 10,000 renames on a
-/// 2-CPU VM took 1.0 s with 1 thread, 0.7 s with 2, 0.5 s with 8).
-fn io_threads() -> usize {
-    (4 * cpu_threads()).clamp(2, 8)
-}
-
 /// Write every file of `files` atomically: each goes to a temporary file
 /// (`.wiki-store-<pid>-<n>.tmp`, created with `O_CREAT|O_EXCL`) in its own directory, which is
 /// then renamed over the target, so neither a reader nor a killed process ever sees a partially
@@ -397,12 +400,7 @@ fn io_threads() -> usize {
 /// checked once). Returns the stat data of every written file (for its index entry), in order.
 ///
 /// The work runs in two phases, each spread over threads for large batches: all temporary files
-/// are created and written first, then all are renamed. A file that replaces an existing one is
-/// exchanged with it instead (Linux), and the old content moved to [`RETIRED_DIR`] for
-/// [`remove_retired`] to delete later (see there). Creating every new inode before any old one is freed
-/// matters on ext4 without a journal, which skips recently freed inode numbers when allocating:
-/// interleaving creates and renames made each create scan past all inodes freed so far. On an
-/// error the temporary files not yet renamed are removed and the first error (in `files` order)
+/// are created and written first, then all are renamed. On an error the temporary files not yet renamed are removed and the first error (in `files` order)
 /// is returned; files already renamed stay (the journal's roll-forward finishes the rest).
 pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<Written> {
     let mut checker = PathChecker::default();
@@ -433,26 +431,13 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         return Err(e);
     }
     crate::trace::mark("create temporary files");
-    let retired = created
-        .iter()
-        .any(|(_, existed)| *existed)
-        .then(|| RetiredDir::prepare(vault_dir))
-        .flatten();
-    let retired_count = std::sync::atomic::AtomicUsize::new(0);
-    let jobs: Vec<(&FileWrite<'_>, PathBuf, bool)> = files
+    let jobs: Vec<(&FileWrite<'_>, PathBuf)> = files
         .iter()
         .zip(created)
-        .map(|(f, (temp, existed))| (f, temp, existed))
+        .map(|(f, (temp, _existed))| (f, temp))
         .collect();
-    let stats = par_map_n(&jobs, io_threads(), |(f, temp, existed)| {
+    let stats = par_map(&jobs, |(f, temp)| {
         let full = vault_dir.join(f.path);
-        if *existed
-            && let Some(retired) = &retired
-            && retired.exchange(temp, &full)
-        {
-            retired_count.fetch_add(1, Ordering::Relaxed);
-            return file_stat(&full);
-        }
         if let Err(e) = std::fs::rename(temp, &full) {
             let _ = std::fs::remove_file(temp);
             return Err(Error::io(&full, e));
@@ -462,10 +447,7 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
     crate::trace::mark("rename files");
-    Ok(Written {
-        stats,
-        retired: retired_count.into_inner(),
-    })
+    Ok(Written { stats })
 }
 
 /// What [`write_files`] did.
@@ -473,131 +455,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
 pub(crate) struct Written {
     /// The stat data of every written file, in order.
     pub(crate) stats: Vec<gix::index::entry::Stat>,
-    /// How many replaced files were moved to the retired directory ([`RETIRED_DIR`]).
-    pub(crate) retired: usize,
-}
-
-/// Where the files that [`write_files`] replaced wait to be deleted (vault-relative, inside the
-/// store's git-ignored lock directory), in [`RETIRED_SHARDS`] sub-directories.
-///
-/// Renaming a new file over an existing one frees the old file's blocks inside the rename: on
-/// this project's ext4 VMs (mounted with `discard`) 65 µs for a 3 KB page against 11 µs to
-/// exchange the two names (`renameat2` with `RENAME_EXCHANGE`). So a replaced file is exchanged
-/// with its temporary file (readers see the old or the new content, as with a rename) and the
-/// old content, now under the temporary name, is moved here; [`remove_retired`] deletes it
-/// later, off the path the command waits on (the next commit, while it hashes and writes
-/// objects; or a detached process after a write of many files: see `background`).
-pub(crate) const RETIRED_DIR: &str = ".openclaw-wiki/locks/retired";
-
-/// Sub-directories of [`RETIRED_DIR`] (moves into one directory are serialised by its lock).
-const RETIRED_SHARDS: usize = 16;
-
-/// The retired directory, checked and created for one [`write_files`].
-struct RetiredDir {
-    shards: Vec<PathBuf>,
-    pid: u32,
-}
-
-/// Numbers the retired files of this process (with its id: unique names across writes).
-static RETIRED_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-impl RetiredDir {
-    /// `None` where files cannot be exchanged (not Linux), or when the directory cannot be made
-    /// or is not a plain directory (a symbolic link there is never followed).
-    fn prepare(vault_dir: &Path) -> Option<RetiredDir> {
-        if !cfg!(target_os = "linux") {
-            return None;
-        }
-        let plain_dir = |p: &Path| match std::fs::symlink_metadata(p) {
-            Ok(m) => m.is_dir(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir(p).is_ok()
-                    || std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
-            }
-            Err(_) => false,
-        };
-        let mut dir = vault_dir.to_path_buf();
-        for part in crate::paths::LOCKS_DIR.split('/') {
-            dir.push(part);
-            if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                return None;
-            }
-        }
-        crate::lock::ensure_locks_dir(&dir).ok()?;
-        let root = vault_dir.join(RETIRED_DIR);
-        if !plain_dir(&root) {
-            return None;
-        }
-        let shards: Vec<PathBuf> = (0..RETIRED_SHARDS)
-            .map(|i| root.join(format!("{i:x}")))
-            .collect();
-        if !shards.iter().all(|s| plain_dir(s)) {
-            return None;
-        }
-        Some(RetiredDir {
-            shards,
-            pid: std::process::id(),
-        })
-    }
-
-    /// Put `temp` in `target`'s place and move the replaced file here; `false` (nothing done)
-    /// when the file system cannot exchange them or `target` is gone.
-    fn exchange(&self, temp: &Path, target: &Path) -> bool {
-        #[cfg(target_os = "linux")]
-        {
-            let exchanged = rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                temp,
-                rustix::fs::CWD,
-                target,
-                rustix::fs::RenameFlags::EXCHANGE,
-            );
-            if exchanged.is_err() {
-                return false;
-            }
-            // The temporary name now holds the old content.
-            let n = RETIRED_COUNTER.fetch_add(1, Ordering::Relaxed);
-            let shard = &self.shards[n as usize % self.shards.len()];
-            if std::fs::rename(temp, shard.join(format!("{}-{n}", self.pid))).is_err() {
-                let _ = std::fs::remove_file(temp);
-            }
-            true
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = (temp, target);
-            false
-        }
-    }
-}
-
-/// Delete the files [`write_files`] retired (best effort; files only, links never followed).
-/// Returns how many were deleted.
-pub(crate) fn remove_retired(vault_dir: &Path) -> usize {
-    let root = vault_dir.join(RETIRED_DIR);
-    if !std::fs::symlink_metadata(&root).is_ok_and(|m| m.is_dir()) {
-        return 0;
-    }
-    let Ok(shards) = std::fs::read_dir(&root) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for shard in shards.flatten() {
-        if !shard.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(shard.path()) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| !t.is_dir())
-                && std::fs::remove_file(entry.path()).is_ok()
-            {
-                removed += 1;
-            }
-        }
-    }
-    removed
 }
 
 /// The temporary file holding `f`'s new content, created next to the target (whose parent
@@ -977,12 +834,9 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
 }
 
 /// Write `index` to `path` as `gix::index::File::write` does (git's `index.lock`, taken without
-/// waiting, then renamed over the index), with the trailing checksum computed by the SHA-1 that
-/// uses the CPU's SHA extensions: gix hashes with collision detection, a third of the time of
-/// writing the index of a 10,000-page vault, where a checksum of bytes we serialised ourselves
-/// needs none. The bytes are those gix writes (tested).
+/// waiting, then renamed over the index, with the trailing checksum). The bytes are those gix
+/// writes (tested).
 fn write_index(index: &gix::index::File, path: &Path) -> Result<()> {
-    use sha1::Digest;
     use std::io::Write;
     let what = || format!("write index {}", path.display());
     let mut bytes = Vec::with_capacity(64 + index.entries().len() * 96);
@@ -990,8 +844,12 @@ fn write_index(index: &gix::index::File, path: &Path) -> Result<()> {
     state
         .write_to(&mut bytes, gix::index::write::Options::default())
         .git_ctx(what)?;
-    let checksum = sha1::Sha1::digest(&bytes);
-    bytes.extend_from_slice(&checksum);
+    let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
+    hasher.update(&bytes);
+    let checksum = hasher
+        .try_finalize()
+        .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
+    bytes.extend_from_slice(checksum.as_slice());
     let mut lock = gix::lock::File::acquire_to_update_resource(
         path,
         gix::lock::acquire::Fail::Immediately,
@@ -1256,80 +1114,6 @@ mod tests {
         assert_eq!(mode_of(&vault.join("a/b/new.md")), 0o644);
         assert_eq!(mode_of(&vault.join("a/b/new.sh")), 0o755);
         assert_eq!(temps_in(&vault), Vec::<String>::new());
-    }
-
-    #[cfg(unix)]
-    /// Files under the retired directory, sorted, with their contents.
-    fn retired_in(vault: &Path) -> Vec<String> {
-        let mut out = Vec::new();
-        let root = vault.join(RETIRED_DIR);
-        for shard in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-            for f in std::fs::read_dir(shard.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                out.push(std::fs::read_to_string(f.path()).expect("read retired"));
-            }
-        }
-        out.sort();
-        out
-    }
-
-    /// Replaced files are exchanged out and kept in the retired directory (Linux) until
-    /// `remove_retired`; new files are plain renames; a symbolic link at the retired directory
-    /// turns retiring off (nothing is moved through it).
-    #[test]
-    fn write_files_retires_replaced_files_until_removed() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let vault = std::fs::canonicalize(tmp.path()).expect("canonical");
-        std::fs::create_dir_all(vault.join(crate::paths::LOCKS_DIR)).expect("locks dir");
-        for p in ["a.md", "d/b.md", "d/c.md"] {
-            std::fs::create_dir_all(vault.join(p).parent().expect("parent")).expect("mkdir");
-            std::fs::write(vault.join(p), format!("old {p}\n")).expect("w");
-        }
-        let paths = ["a.md", "d/b.md", "d/c.md", "d/new.md"];
-        let contents: Vec<String> = paths.iter().map(|p| format!("new {p}\n")).collect();
-        let writes: Vec<FileWrite<'_>> = paths
-            .iter()
-            .zip(&contents)
-            .map(|(path, text)| FileWrite {
-                path,
-                bytes: text.as_bytes(),
-                exec: false,
-            })
-            .collect();
-        let written = write_files(&vault, &writes).expect("write");
-        for (p, text) in paths.iter().zip(&contents) {
-            assert_eq!(&std::fs::read_to_string(vault.join(p)).expect("read"), text);
-        }
-        assert_eq!(temps_in(&vault), Vec::<String>::new());
-        if cfg!(target_os = "linux") {
-            assert_eq!(written.retired, 3);
-            assert_eq!(
-                retired_in(&vault),
-                ["old a.md\n", "old d/b.md\n", "old d/c.md\n"]
-            );
-            assert_eq!(remove_retired(&vault), 3);
-        }
-        assert_eq!(retired_in(&vault), Vec::<String>::new());
-        assert_eq!(remove_retired(&vault), 0);
-
-        #[cfg(unix)]
-        {
-            let outside = tempfile::tempdir().expect("tempdir");
-            std::fs::remove_dir_all(vault.join(RETIRED_DIR)).expect("rm");
-            std::os::unix::fs::symlink(outside.path(), vault.join(RETIRED_DIR)).expect("link");
-            let written = write_files(&vault, &writes).expect("write");
-            assert_eq!(written.retired, 0);
-            assert_eq!(
-                std::fs::read_dir(outside.path()).expect("outside").count(),
-                0,
-                "nothing moved through the link"
-            );
-            assert_eq!(remove_retired(&vault), 0);
-            assert_eq!(temps_in(&vault), Vec::<String>::new());
-        }
     }
 
     #[test]

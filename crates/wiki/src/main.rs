@@ -1,7 +1,7 @@
 //! `wiki`: the dispatcher (see the crate docs).
 
 #[global_allocator]
-static GLOBAL: wiki_alloc::Allocator = wiki_alloc::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::process::ExitCode;
 
@@ -66,7 +66,6 @@ fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Res
 }
 
 fn main() -> ExitCode {
-    wiki_alloc::configure();
     // Commits may pack in a detached copy of this binary (see wiki_store::background).
     if let Some(code) = wiki_store::background::main_hook() {
         return code;

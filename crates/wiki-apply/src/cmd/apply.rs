@@ -378,9 +378,6 @@ fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, Cl
                 }
             }
         }
-        // What the batch left (its pages, its compiled files) is freed while the next line is
-        // awaited, not during its batch.
-        wiki_cli::free_deferred();
     }
     Ok(if failed { exit::ERROR } else { exit::OK })
 }

@@ -95,17 +95,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     if !args.check {
         ctx.lock()?;
     }
-    let memory = if args.force || !wiki_parse::pagecache::ParseCache::exists(ctx.root()) {
-        // Every page is parsed and (without a cache) rewritten.
-        ctx.without_huge_pages()
-    } else {
-        ctx.fit_huge_pages()
-    };
-    if wiki_cli::env_flag("WIKI_COMPILE_TRACE") {
-        wiki_cli::warn("trace", &format!("huge pages: {:?}", memory.choice()));
-    }
-    // `--check` writes nothing, not even this.
-    let _memory = memory.recording(!args.check);
     let mut snapshot = ctx.snapshot_with(!args.force)?;
     let mut opts = CompileOptions::new(ctx.now()?);
     opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
@@ -219,9 +208,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     }
     out.flush()?;
     let stale = if args.check { updated.len() } else { 0 };
-    // The vault's parsed pages and files: freed by the end of the process.
     drop(updated);
-    wiki_cli::drop_later((snapshot, result));
     if stale > 0 {
         if format == Format::Text {
             wiki_cli::warn(

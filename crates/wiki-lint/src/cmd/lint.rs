@@ -91,7 +91,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     )?;
     let mut ctx = VaultContext::open(global)?;
     ctx.lock()?;
-    let _memory = ctx.fit_huge_pages();
     let now = ctx.now()?;
     let snapshot = ctx.snapshot()?;
     let opts = CompileOptions::new(now);
