@@ -5,13 +5,12 @@
 //! vault-relative with `/` separators; the store prepends the prefix to address the repository.
 //! Files of the repository outside the vault are carried along unchanged by every commit.
 //!
-//! The store is built on [`gix`] and never runs the `git` binary.
+//! The store is built on [`gix`]; it runs the `git` binary only for maintenance (`git gc`).
 //!
 //! # Writing: [`Store::commit`]
 //!
-//! A commit is built directly in the object database: blobs for the changed files (loose objects,
-//! or — from 64 new blobs on — one pack with its index in `objects/pack/`, fsynced and renamed
-//! into place before any tree, commit or ref refers to them), a tree edited
+//! A commit is built directly in the object database: blobs for the changed files (loose objects
+//! written through gix), a tree edited
 //! from the target branch's tip tree (the empty tree for an unborn branch), a commit whose single
 //! parent is the tip. The branch ref is then moved with a **compare-and-swap** against the tip that
 //! was read (or against [`CommitRequest::expected_parent`]). If another writer moved the branch in
@@ -104,16 +103,13 @@
 //!
 //! # Packing loose objects
 //!
-//! [`Store::pack_loose_objects`] writes every loose object into one new pack, successive
-//! versions of each file and directory as deltas (newest whole), and removes the loose copies
-//! once the pack and its index are on disk; [`Store::repack_objects`] also merges the smaller
-//! packs. A commit does it by itself when the loose objects are estimated to exceed 64 MiB,
-//! merging packs beyond `gc.autoPackLimit`: in a detached process when the binary allows it
-//! ([`background`]; [`CommitOutcome::pack_detached`]) and `gc.autoDetach` is not false, else
-//! still holding the lock ([`CommitOutcome::packed`]). A failure is reported in
-//! [`CommitOutcome::pack_error`] and loses nothing. `gc.auto = 0` or `WIKI_AUTO_PACK=never`
-//! turns that off, `WIKI_AUTO_PACK=always` packs after every commit. Packing always holds the
-//! vault lock (a detached packer waits for it like a writer).
+//! Packing is git's job (see `maintain`): after a commit, when git's own `gc --auto` rule asks
+//! for it and `git` is on `PATH`, the store runs `git gc --auto` holding the vault lock, in a
+//! detached process when the binary allows it ([`background`]; [`CommitOutcome::pack_detached`])
+//! and `gc.autoDetach` is not false, else before returning ([`CommitOutcome::packed`]). A failure
+//! is reported in [`CommitOutcome::pack_error`] and loses nothing. `gc.auto = 0` or
+//! `WIKI_AUTO_PACK=never` turns that off, `WIKI_AUTO_PACK=always` runs `git repack -d` after
+//! every commit. [`Store::gc`] runs `git gc` now.
 //!
 //! # Identity and time
 //!
