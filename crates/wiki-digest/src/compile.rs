@@ -196,13 +196,6 @@ pub fn compile_cached(
     let t = std::time::Instant::now();
     let (parsed, misses, unloaded) = snapshot.parse_for_compile_cached(cache, !opts.report_links);
     let t = trace("parse (pages)", t);
-    // The digest is about to be spliced from the recorded one (checked below): the buffer it
-    // goes into is faulted in meanwhile, on the core the serial steps until then leave idle.
-    let labelled = crate::reuse::Recorded::from_label(cache.label());
-    let buffer = match (labelled, snapshot.get(AGENT_DIGEST_PATH)) {
-        (Some(_), Some(old)) => crate::reuse::Prefaulted::start(old.len() + PREFAULT_SLACK),
-        _ => crate::reuse::Prefaulted::none(),
-    };
     let render_mode = opts
         .render_mode
         .or_else(|| snapshot.render_mode())
@@ -215,7 +208,7 @@ pub fn compile_cached(
             .as_ref()
             .is_some_and(|e| e.iter().all(|(page, old, _)| same_graph(old, &page.info)));
     let t = trace("parse (graph check)", t);
-    let recorded = labelled.filter(|r| {
+    let recorded = crate::reuse::Recorded::from_label(cache.label()).filter(|r| {
         r.matches(
             snapshot.get(AGENT_DIGEST_PATH).unwrap_or_default(),
             snapshot.get(CLAIMS_PATH).unwrap_or_default(),
@@ -289,12 +282,8 @@ pub fn compile_cached(
         digest: recorded.map(|r| (cache, &misses, r.claims)),
         dashboards: dashboards.as_ref(),
     };
-    compile_inner(snapshot, parsed, opts, inc, buffer)
+    compile_inner(snapshot, parsed, opts, inc)
 }
-
-/// Room for the digest to grow in its prefaulted buffer (an operation adds a few objects at
-/// most; a larger digest grows the buffer).
-const PREFAULT_SLACK: usize = 256 * 1024;
 
 /// [`title_order`] of `pages` as indices into it, so that the pages can be moved (not cloned)
 /// into the result.
@@ -733,13 +722,7 @@ pub fn compile_parsed(
     parsed: VaultPages,
     opts: &CompileOptions,
 ) -> CompileResult {
-    compile_inner(
-        snapshot,
-        parsed,
-        opts,
-        Incremental::default(),
-        crate::reuse::Prefaulted::none(),
-    )
+    compile_inner(snapshot, parsed, opts, Incremental::default())
 }
 
 /// The compile, skipping what `inc` says is current (see [`compile_cached`]).
@@ -748,7 +731,6 @@ fn compile_inner(
     parsed: VaultPages,
     opts: &CompileOptions,
     inc: Incremental<'_>,
-    buffer: crate::reuse::Prefaulted,
 ) -> CompileResult {
     let related_scope = inc.related_scope;
     let now_ms = opts.now.as_millisecond();
@@ -1001,7 +983,7 @@ fn compile_inner(
                 let fresh = reports::Clusters::new();
                 let clusters = if clusters_shared { &clusters } else { &fresh };
                 let (agent, claims) = reuse_digest(
-                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters, buffer,
+                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters,
                 )?;
                 Some((agent, claims.ok_or(claims_sum)))
             })
@@ -1227,7 +1209,6 @@ fn reuse_digest(
     cache: &ParseCache,
     misses: &HashSet<String>,
     clusters: &reports::Clusters,
-    buffer: crate::reuse::Prefaulted,
 ) -> Option<(Summed, Option<Summed>)> {
     use wiki_parse::PageKind;
     // The old files are spliced as bytes (see `replace_chunks`, `splice_lines`): ~30 MB at
@@ -1273,7 +1254,7 @@ fn reuse_digest(
                     (p.path.as_str(), s)
                 })
                 .collect();
-            let buffer = buffer.take();
+            let buffer = Vec::new();
             let out =
                 crate::reuse::replace_chunks(old_digest, &head, order.len(), &objects, buffer)
                     .map(|(bytes, sum)| (bytes, Some(sum)));

@@ -137,9 +137,6 @@ impl<'a> Prepared<'a> {
         for c in self.derived.iter().copied().chain(&self.restore) {
             if let Some(bytes) = &c.content {
                 let rel = location(&c.path, agent);
-                // The copy the previous write replaced (see `Staged::persist`), deleted here,
-                // while the commit runs.
-                wiki_parse::layout::remove_retired(vault_dir, &rel);
                 files.push(wiki_parse::layout::stage_derived_file(
                     vault_dir, &rel, bytes,
                 )?);
@@ -156,13 +153,10 @@ pub struct Staged {
 }
 
 impl Staged {
-    /// Rename every file into place. The replaced copies (tens of MB on a large vault, whose
-    /// blocks a rename over them would free while the caller waits) are left as
-    /// `.NAME.retired` beside them and deleted by the next [`Prepared::stage`], while its commit
-    /// runs ([`wiki_parse::layout::StagedFile::persist_retiring`]).
+    /// Rename every file into place.
     pub fn persist(self) -> std::io::Result<()> {
         for file in self.files {
-            file.persist_retiring()?;
+            file.persist()?;
         }
         Ok(())
     }

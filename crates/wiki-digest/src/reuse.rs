@@ -356,43 +356,8 @@ pub fn replace_chunks(
     Some(concat_summed(&pieces, buffer))
 }
 
-/// A zeroed buffer of about the size of a compiled file, faulted in by a thread of its own
-/// while the compile does other work ([`Prefaulted::start`]). Fresh memory is slow to touch
-/// the first time (page faults, zeroing; ~14 ms for the 18 MB digest of a 10,000-page vault on
-/// the benchmark machine, several times the copy into it): an operation starts this before
-/// the serial part of its compile, where one core is idle, and splices the digest into it.
-#[derive(Debug)]
-pub struct Prefaulted(Option<std::thread::JoinHandle<Vec<u8>>>);
-
-impl Prefaulted {
-    /// Start faulting in `len` zeroed bytes (nothing when the thread cannot be started).
-    pub fn start(len: usize) -> Prefaulted {
-        let spawned = std::thread::Builder::new()
-            .name("prefault".into())
-            .spawn(move || {
-                // Written, not allocated zeroed (`vec![0; len]`): the allocator may hand out
-                // zeroed memory without touching it, and the point is to touch it here.
-                #[allow(clippy::slow_vector_initialization)]
-                let mut v: Vec<u8> = Vec::with_capacity(len);
-                v.resize(len, 0);
-                v
-            });
-        Prefaulted(spawned.ok())
-    }
-
-    /// No buffer: [`Prefaulted::take`] gives an empty one.
-    pub fn none() -> Prefaulted {
-        Prefaulted(None)
-    }
-
-    /// The buffer (zeroed; empty when none was started or its thread failed).
-    pub fn take(self) -> Vec<u8> {
-        self.0.and_then(|t| t.join().ok()).unwrap_or_default()
-    }
-}
-
 /// The concatenation of `pieces` and its [`wiki_parse::pagecache::block_checksum`]: written
-/// into `buffer` (zeroed bytes, e.g. [`Prefaulted::take`]'s; grown as needed), block by block on
+/// into `buffer` (grown as needed), block by block on
 /// both cores, each block summed while in cache.
 pub fn concat_summed(pieces: &[&[u8]], buffer: Vec<u8>) -> (Vec<u8>, u64) {
     use rayon::prelude::*;
@@ -563,13 +528,12 @@ mod tests {
                 at += n;
             }
             for buffer in [0, 10, at, at + 10] {
-                let buffer = Prefaulted::start(buffer).take();
+                let buffer = vec![0; buffer];
                 let (bytes, sum) = concat_summed(&pieces, buffer);
                 assert!(bytes == data[..at], "sizes {sizes:?}");
                 assert_eq!(sum, block_checksum(&data[..at]), "sizes {sizes:?}");
             }
         }
-        assert!(Prefaulted::none().take().is_empty());
     }
 
     #[test]

@@ -32,7 +32,6 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
-use wiki_parse::mapped::FileBytes;
 use wiki_parse::pagecache::{FileStat, ParseCache};
 use wiki_parse::vault::{self, VaultPages};
 use wiki_parse::{Page, PageError, PageKind};
@@ -118,7 +117,7 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
             // The derived caches (tens of MB on a large vault) are only ever replaced by a
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
             Ok(m) if m.is_file() && crate::derived::is_derived(rel) => {
-                wiki_parse::mapped::read(&abs)
+                std::fs::read(&abs)
                     .map(|bytes| Some((rel, Content::bytes(bytes))))
                     .map_err(|source| SnapshotError::Io { path: abs, source })
             }
@@ -145,7 +144,7 @@ enum Content {
     /// Bytes in memory or mapped (the derived caches: [`wiki_parse::mapped`]), with their blob
     /// id when it is known (read from disk and hashed). A file read into a `Vec` is kept as it
     /// is: taking its buffer copies nothing.
-    Bytes(Arc<FileBytes>, Option<Arc<str>>),
+    Bytes(Arc<Vec<u8>>, Option<Arc<str>>),
     /// A page the parse cache vouches for (its stat data is unchanged): read on first use.
     OnDisk(Arc<OnDisk>),
     /// A file of a commit's tree, with its blob id: read from git on first use (a page whose
@@ -169,7 +168,7 @@ struct OnDisk {
 }
 
 impl Content {
-    fn bytes(b: impl Into<FileBytes>) -> Content {
+    fn bytes(b: impl Into<Vec<u8>>) -> Content {
         Content::Bytes(Arc::new(b.into()), None)
     }
 
@@ -626,7 +625,7 @@ impl Snapshot {
         let abs = vault_dir.join(path);
         let bytes = match std::fs::symlink_metadata(&abs) {
             Ok(m) if m.is_file() && crate::derived::is_derived(path) => {
-                wiki_parse::mapped::read(&abs)
+                std::fs::read(&abs)
             }
             _ => return false,
         };

@@ -23,7 +23,6 @@ pub mod frontmatter;
 pub mod health;
 pub mod layout;
 pub mod links;
-pub mod mapped;
 pub mod markdown;
 pub mod markers;
 pub mod model;

@@ -239,12 +239,10 @@ impl Page {
 
 /// Git blob id (SHA-1 of `blob <len>\0<bytes>`), lowercase hex.
 pub fn git_blob_id(bytes: &[u8]) -> String {
-    use sha1::Digest;
-    let mut h = sha1::Sha1::new();
+    let mut h = sha1_smol::Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    let raw: [u8; 20] = h.finalize().into();
-    hex_id(&raw, |s| s.to_string())
+    hex_id(&h.digest().bytes(), |s| s.to_string())
 }
 
 /// The 40 lower-case hex digits of a 20-byte id (a git object id), handed to `make` as text

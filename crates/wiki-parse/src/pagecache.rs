@@ -322,7 +322,7 @@ pub struct ParseCache {
     /// Caller's label of the run that wrote the cache (see [`save`]).
     label: String,
     /// The cache file, mapped when large ([`crate::mapped`]: it is only replaced by a rename).
-    buf: crate::mapped::FileBytes,
+    buf: Vec<u8>,
     /// By path (foldhash: every page is looked up several times per run; iteration order is
     /// never relied on).
     entries: HashMap<String, Entry, foldhash::fast::RandomState>,
@@ -367,7 +367,7 @@ impl ParseCache {
 
     fn load_in(vault_dir: &Path, dir: &str) -> ParseCache {
         let dir = vault_dir.join(dir);
-        let mut cache = match crate::mapped::read(&dir.join(CACHE_FILE)) {
+        let mut cache = match std::fs::read(dir.join(CACHE_FILE)) {
             Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
             Err(_) => ParseCache::empty(),
         };
@@ -451,7 +451,7 @@ impl ParseCache {
     }
 
     /// Decode the index of a cache file (payloads are decoded on lookup).
-    pub fn from_bytes(buf: impl Into<crate::mapped::FileBytes>) -> Option<ParseCache> {
+    pub fn from_bytes(buf: impl Into<Vec<u8>>) -> Option<ParseCache> {
         let buf = buf.into();
         let (mut r, base_sum) = open_file(&buf, MAGIC)?;
         let label = r.string().ok()?;
