@@ -267,9 +267,7 @@ impl Compiler for DigestCompiler {
             Some(dir) => {
                 wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
             }
-            _ => {
-                wiki_digest::compile(&snap, &opts).changes
-            }
+            _ => wiki_digest::compile(&snap, &opts).changes,
         };
         trace.phase("compile: compile and parse cache");
         let out = changes

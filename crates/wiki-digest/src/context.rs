@@ -216,7 +216,6 @@ impl VaultContext {
         &self.root
     }
 
-
     /// The store.
     pub fn store(&self) -> &Store {
         &self.store

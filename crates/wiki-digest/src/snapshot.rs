@@ -116,11 +116,9 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
         match std::fs::symlink_metadata(&abs) {
             // The derived caches (tens of MB on a large vault) are only ever replaced by a
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
-            Ok(m) if m.is_file() && crate::derived::is_derived(rel) => {
-                std::fs::read(&abs)
-                    .map(|bytes| Some((rel, Content::bytes(bytes))))
-                    .map_err(|source| SnapshotError::Io { path: abs, source })
-            }
+            Ok(m) if m.is_file() && crate::derived::is_derived(rel) => std::fs::read(&abs)
+                .map(|bytes| Some((rel, Content::bytes(bytes))))
+                .map_err(|source| SnapshotError::Io { path: abs, source }),
             Ok(m) if m.is_file() => std::fs::read(&abs)
                 .map(|bytes| Some((rel, Content::bytes(bytes))))
                 .map_err(|source| SnapshotError::Io { path: abs, source }),
@@ -624,9 +622,7 @@ impl Snapshot {
     pub(crate) fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
         let abs = vault_dir.join(path);
         let bytes = match std::fs::symlink_metadata(&abs) {
-            Ok(m) if m.is_file() && crate::derived::is_derived(path) => {
-                std::fs::read(&abs)
-            }
+            Ok(m) if m.is_file() && crate::derived::is_derived(path) => std::fs::read(&abs),
             _ => return false,
         };
         match bytes {

@@ -162,8 +162,7 @@ impl Store {
             }
         }
         let pack_limit = config.integer("gc.autoPackLimit").unwrap_or(50).max(0) as u64;
-        pack_limit > 0
-            && entries(&objects.join("pack"), |n| n.ends_with(".pack")) > pack_limit
+        pack_limit > 0 && entries(&objects.join("pack"), |n| n.ends_with(".pack")) > pack_limit
     }
 
     /// After a commit (vault lock held): have git pack when the policy says so, in a detached

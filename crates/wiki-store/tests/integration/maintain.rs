@@ -36,7 +36,10 @@ fn gc_packs_every_loose_object_with_git() {
     assert_eq!(done.before.loose, loose as u64);
     assert_eq!(done.after.loose, 0);
     assert_eq!(done.after.packs, 1);
-    assert!(done.summary().starts_with(&format!("packed {loose} loose objects (")));
+    assert!(
+        done.summary()
+            .starts_with(&format!("packed {loose} loose objects ("))
+    );
     assert_eq!(loose_count(&f), 0);
     for (v, text) in (1..=5).zip(&expected) {
         assert_eq!(&f.show(&format!("HEAD:entities/page-{v}.md")), text);
