@@ -2,9 +2,9 @@
 //! committing what the tools write (every change is a git commit, so `wiki rollback` undoes it).
 //!
 //! Location: `--workspace DIR`, else `$WIKI_MEMORY_DIR` (the memory corpus's own variable), else
-//! the agent's workspace in the OpenClaw config ([`crate::config`]), else
-//! `$OPENCLAW_STATE_DIR/workspace` (`~/.openclaw/workspace`), as `wiki search --corpus memory`
-//! finds it.
+//! the agent's workspace of the OpenClaw config (`agents.list[].workspace`,
+//! `agents.defaults.workspace`), else `$OPENCLAW_WORKSPACE_DIR`, else
+//! `$OPENCLAW_STATE_DIR/workspace` (`~/.openclaw/workspace`).
 //!
 //! Files (seed 002): `MEMORY.md` (or `memory.md`), the curated layer loaded at session start;
 //! daily notes `memory/YYYY-MM-DD.md` and `memory/YYYY-MM-DD-<slug>.md` (also in sub-folders of
@@ -77,11 +77,7 @@ pub fn locate(flag: Option<&Path>, agent: Option<&str>) -> Result<Workspace> {
     if let Some(dir) = std::env::var_os("WIKI_MEMORY_DIR").filter(|d| !d.is_empty()) {
         return Ok(Workspace::new(wiki_cli::absolutize(Path::new(&dir), &cwd)));
     }
-    if let Some(dir) = crate::config::load(agent)?.workspace {
-        return Ok(Workspace::new(dir));
-    }
-    let default = wiki_search::cmd::memory_dir(None).map_err(Error::from)?;
-    Ok(Workspace::new(default))
+    Ok(Workspace::new(crate::config::load(agent)?.workspace))
 }
 
 /// The kind of a workspace-relative path.
