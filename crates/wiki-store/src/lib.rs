@@ -155,6 +155,7 @@ mod branches;
 mod commit;
 mod env;
 mod error;
+mod health;
 mod journal;
 mod lock;
 mod maintain;
@@ -171,8 +172,9 @@ pub use branches::{AgentBranch, AgentState};
 pub use env::{DEFAULT_EMAIL, DEFAULT_NAME, EnvSource};
 pub use error::{Error, Result};
 pub use gix::ObjectId;
+pub use health::ObjectStats;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
-pub use maintain::{GcOutcome, ObjectCounts};
+pub use maintain::{GcOutcome, ObjectCounts, human_size};
 pub use message::parse_trailers;
 pub use read::{BlobSource, Listing};
 
