@@ -350,12 +350,11 @@ impl Snapshot {
                     Some(st) => {
                         let blob = indexed.unwrap_or_else(|| wiki_parse::page::git_blob_id(&bytes));
                         let raw = wiki_parse::pagecache::hex_to_raw(&blob);
-                        let content = Content::Bytes(Arc::new(bytes.into()), Some(Arc::from(blob)));
+                        let content = Content::Bytes(Arc::new(bytes), Some(Arc::from(blob)));
                         Ok((f.path, content, raw.map(|r| (st, r))))
                     }
                     None => {
-                        let content =
-                            Content::Bytes(Arc::new(bytes.into()), indexed.map(Arc::from));
+                        let content = Content::Bytes(Arc::new(bytes), indexed.map(Arc::from));
                         Ok((f.path, content, None))
                     }
                 }
