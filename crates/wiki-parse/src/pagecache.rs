@@ -796,6 +796,8 @@ pub fn save_copying_for<'a>(
     stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
 ) -> std::io::Result<()> {
     let dir = cache_dir(agent);
+    // The whole tmp directory stays out of git, an agent's sub-directory included.
+    crate::layout::ensure_ignored_dir(vault_dir, crate::layout::TMP_DIR)?;
     let pages: Vec<(&PageInfo, Option<TextLayout>)> = pages.into_iter().collect();
     let own_base = agent.is_none() || vault_dir.join(&dir).join(CACHE_FILE).is_file();
     if own_base && let Some(delta) = encode_delta(label, &pages, prev, &stat) {
