@@ -34,7 +34,7 @@ pub struct ExportPaths {
 
 /// The export path of `arg` (relative to `cwd`).
 pub fn export_paths(arg: &Path, cwd: &Path) -> ExportPaths {
-    let export_path = wiki_cli::absolutize(arg, cwd);
+    let export_path = crate::guard::absolute(arg, cwd);
     let conversations_path = if export_path.to_string_lossy().ends_with(".json") {
         export_path.clone()
     } else {

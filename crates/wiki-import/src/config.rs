@@ -193,7 +193,7 @@ impl<'a> Reader<'a> {
 /// Expand `~` and make `raw` absolute against `base`; `None` for a blank value.
 fn resolve_path(raw: &str, base: &Path) -> Option<PathBuf> {
     let raw = raw.trim();
-    (!raw.is_empty()).then(|| wiki_cli::absolutize(Path::new(raw), base))
+    (!raw.is_empty()).then(|| crate::guard::absolute(Path::new(raw), base))
 }
 
 /// Parse config text (JSON5); `file` names the file in errors and anchors relative paths.

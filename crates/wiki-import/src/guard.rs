@@ -53,9 +53,34 @@ pub fn check_writable(vault: &Path, rel: &str, what: &str) -> Result<(), String>
     Ok(())
 }
 
+/// `path` made absolute against `cwd` (`~` expanded) and normalised without touching the
+/// file system, like Node's `path.resolve` (`/a/b/../c` → `/a/c`; symbolic links are kept).
+pub fn absolute(path: &Path, cwd: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let abs = wiki_cli::absolutize(path, cwd);
+    let mut out = std::path::PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absolute_paths_are_normalised() {
+        let cwd = Path::new("/work/v");
+        assert_eq!(absolute(Path::new("../b/./c"), cwd), Path::new("/work/b/c"));
+        assert_eq!(absolute(Path::new("/x/../../y"), cwd), Path::new("/y"));
+    }
 
     #[test]
     fn page_paths() {

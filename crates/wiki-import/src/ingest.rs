@@ -130,7 +130,7 @@ pub fn collect(args: &[String], opts: &CollectOptions<'_>) -> Collected {
             }
             continue;
         }
-        let path = wiki_cli::absolutize(Path::new(arg), opts.cwd);
+        let path = crate::guard::absolute(Path::new(arg), opts.cwd);
         match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => {
                 out.had_directory = true;

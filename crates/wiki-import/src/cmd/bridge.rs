@@ -63,7 +63,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let session = Session::open(global)?;
     let agent = global.agent_id()?;
     let cwd = std::env::current_dir().map_err(CliError::runtime)?;
-    let explicit = workspace.as_ref().map(|w| wiki_cli::absolutize(w, &cwd));
+    let explicit = workspace.as_ref().map(|w| crate::guard::absolute(w, &cwd));
     let plan = bridge::plan(&cfg, explicit.as_deref(), agent.as_deref());
     let read = plan.workspaces.clone();
     let keep = move |e: &crate::sync::Entry| bridge::keep_unseen(&read, e);

@@ -42,7 +42,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let now = super::now(global)?;
     let session = Session::open(global)?;
     let cwd = std::env::current_dir().map_err(CliError::runtime)?;
-    let path = wiki_cli::absolutize(dir, &cwd);
+    let path = crate::guard::absolute(dir, &cwd);
     if !path.is_dir() {
         return Err(CliError::Usage(
             "wiki okf import expects an unpacked OKF bundle directory.".into(),
