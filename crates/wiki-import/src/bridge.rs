@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::config::{BridgeConfig, ImportConfig};
 use crate::render::{self, s};
 use crate::sync::{self, Doc, Template};
 use crate::walk;
+use wiki_cli::config::WikiConfig;
+use wiki_cli::config::settings::BridgeSettings;
 
 /// The kinds of public memory artifacts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,12 +63,17 @@ fn real(path: &Path) -> PathBuf {
 
 /// The workspaces to read: `explicit` (with the agents configured there, else the default
 /// agent), or every configured agent's workspace, merged by real path.
-pub fn workspaces(cfg: &ImportConfig, explicit: Option<&Path>) -> Vec<Workspace> {
-    let by_agent: Vec<(String, PathBuf)> = cfg
-        .agent_ids()
+pub fn workspaces(cfg: &WikiConfig, explicit: Option<&Path>) -> Vec<Workspace> {
+    let default_agent = cfg.default_agent().unwrap_or_else(|| "main".to_string());
+    let ids = if cfg.agents.is_empty() {
+        vec![default_agent.clone()]
+    } else {
+        cfg.agents.clone()
+    };
+    let by_agent: Vec<(String, PathBuf)> = ids
         .into_iter()
         .map(|id| {
-            let dir = real(&cfg.workspace_of(&id));
+            let dir = real(&cfg.workspace(Some(&id)).value);
             (id, dir)
         })
         .collect();
@@ -79,7 +85,7 @@ pub fn workspaces(cfg: &ImportConfig, explicit: Option<&Path>) -> Vec<Workspace>
             .map(|(id, _)| id.clone())
             .collect();
         if agents.is_empty() {
-            agents.push(cfg.default_agent.clone());
+            agents.push(default_agent);
         }
         return vec![Workspace { dir, agents }];
     }
@@ -184,7 +190,7 @@ pub fn artifacts(ws: &Workspace) -> Vec<Artifact> {
     out
 }
 
-fn wanted(kind: Kind, b: &BridgeConfig) -> bool {
+fn wanted(kind: Kind, b: &BridgeSettings) -> bool {
     match kind {
         Kind::MemoryRoot => b.index_memory_root,
         Kind::DailyNote => b.index_daily_notes,
@@ -307,7 +313,7 @@ pub struct Plan {
 
 /// The docs of a bridge run: the workspaces' artifacts the toggles want, owned by `agent` when
 /// one is selected.
-pub fn plan(cfg: &ImportConfig, explicit: Option<&Path>, agent: Option<&str>) -> Plan {
+pub fn plan(cfg: &WikiConfig, explicit: Option<&Path>, agent: Option<&str>) -> Plan {
     let mut plan = Plan::default();
     for ws in workspaces(cfg, explicit) {
         let listed = artifacts(&ws);
@@ -316,7 +322,7 @@ pub fn plan(cfg: &ImportConfig, explicit: Option<&Path>, agent: Option<&str>) ->
         }
         plan.workspaces.push(ws.dir.clone());
         for a in listed {
-            if !wanted(a.kind, &cfg.bridge) {
+            if !wanted(a.kind, &cfg.settings.bridge) {
                 continue;
             }
             if agent.is_some_and(|id| !a.agents.iter().any(|x| x == id)) {

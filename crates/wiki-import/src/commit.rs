@@ -43,6 +43,7 @@ pub fn run(
 ) -> Result<Committed, CliError> {
     let digest = DigestCompiler {
         keep_before: opts.dry_run,
+        render: wiki_digest::RenderConfig::load()?,
     };
     let only_if;
     let compiler: &dyn session::Compiler = match opts.compile {

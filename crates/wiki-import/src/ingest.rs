@@ -169,21 +169,26 @@ enum Read {
 }
 
 fn read_text(path: &Path, shown: &str, max_bytes: u64) -> Read {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > max_bytes => {
-            return Read::Bad(Problem::new(
-                shown,
-                format!(
-                    "{} bytes is more than the {max_bytes}-byte limit (--max-bytes)",
-                    m.len()
-                ),
-            ));
+    use std::io::Read as _;
+    // One open and one fstat: a directory of thousands of files is mostly system calls.
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        let m = f.metadata()?;
+        if !m.is_file() {
+            return Ok(Err("not a regular file".to_string()));
         }
-        Ok(m) if !m.is_file() => return Read::Bad(Problem::new(shown, "not a regular file")),
-        _ => {}
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+        if m.len() > max_bytes {
+            return Ok(Err(format!(
+                "{} bytes is more than the {max_bytes}-byte limit (--max-bytes)",
+                m.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(m.len() as usize);
+        f.read_to_end(&mut bytes)?;
+        Ok(Ok(bytes))
+    });
+    let bytes = match read {
+        Ok(Ok(b)) => b,
+        Ok(Err(m)) => return Read::Bad(Problem::new(shown, m)),
         Err(e) => return Read::Bad(Problem::new(shown, io_message(&e))),
     };
     if problem::looks_binary(&bytes) {
@@ -391,12 +396,15 @@ pub struct Outcome {
 struct SourceIndex {
     /// Source (canonical path or URL) → (page path, page id).
     by_source: HashMap<String, (String, Option<String>)>,
+    /// The frontmatter of the ingested pages, by page path (parsed once).
+    frontmatter: HashMap<String, Mapping>,
     /// Every page path (taken).
     taken: HashSet<String>,
 }
 
-/// What an ingested page's frontmatter says about where it came from.
-fn ingested_source(path: &str, bytes: &[u8]) -> Option<(String, Option<String>)> {
+/// What an ingested page's frontmatter says about where it came from (source, id), and the
+/// frontmatter.
+fn ingested_source(path: &str, bytes: &[u8]) -> Option<(String, Option<String>, Mapping)> {
     // Cheap test first: most pages of a large vault are something else.
     let head = wiki_parse::frontmatter::declaring_part(bytes);
     if memchr_find(head, b"local-file").is_none() && memchr_find(head, b"sourceUrl").is_none() {
@@ -404,11 +412,12 @@ fn ingested_source(path: &str, bytes: &[u8]) -> Option<(String, Option<String>)>
     }
     let fm = wiki_parse::parse_frontmatter(path, bytes).ok()?.frontmatter;
     let id = opt_string(fm.get("id"));
-    match opt_string(fm.get("sourceType")).as_deref() {
-        Some("local-file") => Some((opt_string(fm.get("sourcePath"))?, id)),
-        Some("url") => Some((opt_string(fm.get("sourceUrl"))?, id)),
-        _ => None,
-    }
+    let source = match opt_string(fm.get("sourceType")).as_deref() {
+        Some("local-file") => opt_string(fm.get("sourcePath"))?,
+        Some("url") => opt_string(fm.get("sourceUrl"))?,
+        _ => return None,
+    };
+    Some((source, id, fm))
 }
 
 fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -431,16 +440,24 @@ impl SourceIndex {
                 read.push((p.as_str(), b));
             }
         }
-        let found: Vec<(String, (String, Option<String>))> = read
+        let found: Vec<(String, String, Option<String>, Mapping)> = read
             .par_iter()
-            .filter_map(|(p, b)| ingested_source(p, b).map(|(s, id)| (s, (p.to_string(), id))))
+            .filter_map(|(p, b)| {
+                ingested_source(p, b).map(|(s, id, fm)| (s, p.to_string(), id, fm))
+            })
             .collect();
         let mut by_source = HashMap::with_capacity(found.len());
-        for (source, page) in found {
+        let mut frontmatter = HashMap::with_capacity(found.len());
+        for (source, path, id, fm) in found {
             // Pages are listed in path order: the first page of a source wins.
-            by_source.entry(source).or_insert(page);
+            by_source.entry(source).or_insert((path.clone(), id));
+            frontmatter.insert(path, fm);
         }
-        Ok(SourceIndex { by_source, taken })
+        Ok(SourceIndex {
+            by_source,
+            frontmatter,
+            taken,
+        })
     }
 }
 
@@ -537,7 +554,10 @@ impl Batch for IngestBatch<'_> {
         let rendered: Vec<(Outcome, Option<FileChange>)> = claimed
             .par_iter()
             .zip(existing.par_iter())
-            .map(|((input, path, id), old)| render_input(input, path, id, old.as_deref(), self.now))
+            .map(|((input, path, id), old)| {
+                let fm = index.frontmatter.get(path.as_str());
+                render_input(input, path, id, old.as_deref(), fm, self.now)
+            })
             .collect();
         let mut changes = Vec::new();
         for (outcome, change) in rendered {
@@ -577,14 +597,17 @@ fn render_input(
     path: &str,
     id: &str,
     old: Option<&[u8]>,
+    parsed: Option<&Mapping>,
     now: &str,
 ) -> (Outcome, Option<FileChange>) {
     let old_text = old.and_then(|b| std::str::from_utf8(b).ok());
-    let old_fm = old.and_then(|b| wiki_parse::parse_frontmatter(path, b).ok());
-    let base = old_fm
-        .as_ref()
-        .map(|f| f.frontmatter.clone())
-        .unwrap_or_default();
+    let base = match (parsed, old) {
+        (Some(fm), _) => fm.clone(),
+        (None, Some(b)) => wiki_parse::parse_frontmatter(path, b)
+            .map(|f| f.frontmatter)
+            .unwrap_or_default(),
+        (None, None) => Mapping::new(),
+    };
     let prior = |key: &str| opt_string(base.get(key)).unwrap_or_else(|| now.to_string());
     let ingested_at = prior("ingestedAt");
     let page = |updated: &str, fetched: &str| {
@@ -700,6 +723,7 @@ mod tests {
             "sources/meeting-notes.md",
             "source.meeting-notes",
             None,
+            None,
             "2026-04-05T12:00:00.000Z",
         );
         assert!(o.created && o.changed && o.bytes == 18);
@@ -718,6 +742,7 @@ mod tests {
             "sources/a.md",
             "source.a",
             None,
+            None,
             "2026-01-01T00:00:00.000Z",
         );
         let first = c.unwrap().after.unwrap();
@@ -726,6 +751,7 @@ mod tests {
             "sources/a.md",
             "source.a",
             Some(&first),
+            None,
             "2026-02-01T00:00:00.000Z",
         );
         assert!(!o.changed && !o.created && c.is_none());
@@ -735,6 +761,7 @@ mod tests {
             "sources/a.md",
             "source.a",
             Some(&first),
+            None,
             "2026-02-01T00:00:00.000Z",
         );
         assert!(o.changed);

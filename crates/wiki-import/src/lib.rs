@@ -22,7 +22,6 @@ pub mod bridge;
 pub mod chatgpt;
 pub mod cmd;
 pub mod commit;
-pub mod config;
 pub mod fetch;
 pub mod guard;
 pub mod ingest;

@@ -277,14 +277,14 @@ fn rollback_keeps_later_edits_and_names_pages_it_cannot_restore() {
     // After the import: a note on A (elsewhere than the run's change), a conflicting edit on B.
     v.write(
         A,
-        &v.read(A).replace(
+        v.read(A).replace(
             "<!-- openclaw:human:start -->\n",
             "<!-- openclaw:human:start -->\nlater note\n",
         ),
     );
     v.write(
         B,
-        &v.read(B)
+        v.read(B)
             .replace("Ask the embassy.", "Ask the embassy (I did)."),
     );
     v.commit_all("later edits");

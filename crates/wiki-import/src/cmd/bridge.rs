@@ -8,8 +8,8 @@ use wiki_apply::session::Session;
 use wiki_cli::{CliError, GlobalArgs};
 
 use crate::bridge;
-use crate::config::VaultMode;
 use crate::sync::SyncBatch;
+use wiki_cli::config::settings::VaultMode;
 
 /// The memory bridge: public memory artifacts of agent workspaces.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,20 +44,18 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let BridgeCommand::Import { workspace } = &args.command;
     let format = super::format(global)?;
     let now = super::now(global)?;
-    let cfg = crate::config::load()?;
+    let cfg = wiki_cli::config::load()?;
     let file = cfg.source.as_ref().map_or_else(
         || wiki_cli::config::config_path().display().to_string(),
         |p| p.display().to_string(),
     );
-    if cfg.vault_mode != VaultMode::Bridge
-        || !cfg.bridge.enabled
-        || !cfg.bridge.read_memory_artifacts
-    {
+    let b = &cfg.settings.bridge;
+    if cfg.settings.vault_mode != VaultMode::Bridge || !b.enabled || !b.read_memory_artifacts {
         return Err(CliError::Usage(format!(
             "bridge import is off: it needs vaultMode \"bridge\" (now \"{}\"), bridge.enabled true (now {}) and bridge.readMemoryArtifacts true (now {}) in {file}",
-            cfg.vault_mode.as_str(),
-            cfg.bridge.enabled,
-            cfg.bridge.read_memory_artifacts
+            cfg.settings.vault_mode.as_str(),
+            b.enabled,
+            b.read_memory_artifacts
         )));
     }
     let session = Session::open(global)?;
@@ -77,7 +75,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         now: &now,
         worktree: session.checked_out.then_some(session.vault.as_path()),
         refresh: &refresh,
-        auto_compile: cfg.auto_compile,
+        auto_compile: cfg.settings.ingest.auto_compile,
         outcome: Default::default(),
     };
     let what = format!(

@@ -54,13 +54,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         ));
     }
     let session = Session::open(global)?;
-    let config = crate::config::load()?;
+    let config = wiki_cli::config::load()?;
     let cwd = std::env::current_dir().map_err(CliError::runtime)?;
     let collected = ingest::collect(
         &args.inputs,
         &CollectOptions {
             title: args.title.as_deref(),
-            allow_url: config.allow_url_ingest,
+            allow_url: config.settings.ingest.allow_url_ingest,
             config_file: config.source.as_deref(),
             limits: Limits {
                 timeout: Duration::from_secs(args.timeout.max(1)),

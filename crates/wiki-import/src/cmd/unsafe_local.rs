@@ -6,9 +6,9 @@ use serde_json::json;
 use wiki_apply::session::Session;
 use wiki_cli::{CliError, GlobalArgs};
 
-use crate::config::VaultMode;
 use crate::sync::SyncBatch;
 use crate::unsafe_local;
+use wiki_cli::config::settings::VaultMode;
 
 /// Unsafe-local mode: explicitly configured private paths on this machine.
 #[derive(Debug, Clone, clap::Args)]
@@ -38,24 +38,25 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let UnsafeLocalCommand::Import = &args.command;
     let format = super::format(global)?;
     let now = super::now(global)?;
-    let cfg = crate::config::load()?;
+    let cfg = wiki_cli::config::load()?;
+    let u = &cfg.settings.unsafe_local;
     let file = cfg.source.as_ref().map_or_else(
         || wiki_cli::config::config_path().display().to_string(),
         |p| p.display().to_string(),
     );
-    if cfg.vault_mode != VaultMode::UnsafeLocal
-        || !cfg.allow_private_memory_core_access
-        || cfg.unsafe_local_paths.is_empty()
+    if cfg.settings.vault_mode != VaultMode::UnsafeLocal
+        || !u.allow_private_memory_core_access
+        || u.paths.is_empty()
     {
         return Err(CliError::Usage(format!(
             "unsafe-local import is off: it needs vaultMode \"unsafe-local\" (now \"{}\"), unsafeLocal.allowPrivateMemoryCoreAccess true (now {}) and at least one unsafeLocal.paths entry (now {}) in {file}",
-            cfg.vault_mode.as_str(),
-            cfg.allow_private_memory_core_access,
-            cfg.unsafe_local_paths.len()
+            cfg.settings.vault_mode.as_str(),
+            u.allow_private_memory_core_access,
+            u.paths.len()
         )));
     }
     let session = Session::open(global)?;
-    let plan = unsafe_local::plan(&cfg.unsafe_local_paths);
+    let plan = unsafe_local::plan(&u.paths);
     let unavailable = plan.unavailable.clone();
     let keep = move |e: &crate::sync::Entry| unsafe_local::keep_unseen(&unavailable, e);
     let refresh = Cell::new(false);
@@ -68,7 +69,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         now: &now,
         worktree: session.checked_out.then_some(session.vault.as_path()),
         refresh: &refresh,
-        auto_compile: cfg.auto_compile,
+        auto_compile: cfg.settings.ingest.auto_compile,
         outcome: Default::default(),
     };
     let what = format!("Unsafe-local import synced {} artifacts", plan.docs.len());
@@ -77,6 +78,6 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         &mut batch,
         format,
         &what,
-        json!({ "configuredPathCount": cfg.unsafe_local_paths.len(), "workspaces": 0 }),
+        json!({ "configuredPathCount": u.paths.len(), "workspaces": 0 }),
     )
 }
