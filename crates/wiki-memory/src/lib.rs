@@ -14,6 +14,9 @@
 //! * [`facts`] — facts across the notes, filtered by day, entity and kind;
 //! * [`search`] — the memory corpus of `wiki-search` (the one memory ranking);
 //! * [`shortterm`] — `memory/.dreams/short-term-recall.json` and `phase-signals.json`;
+//! * [`curated`] — entries of MEMORY.md / USER.md and their trigger, importance and project
+//!   annotations;
+//! * [`triggers`] — trigger recall (§14.7);
 //! * [`concepts`] — concept tags of snippets;
 //! * [`dreams`] — `DREAMS.md`: diary region, backfill entries, deep block;
 //! * [`config`] — the OpenClaw config keys read here;
@@ -22,6 +25,7 @@
 pub mod cmd;
 pub mod concepts;
 pub mod config;
+pub mod curated;
 pub mod dreams;
 pub mod error;
 pub mod facts;
@@ -29,6 +33,7 @@ pub mod retain;
 pub mod search;
 pub mod shortterm;
 pub mod time;
+pub mod triggers;
 pub mod workspace;
 
 pub use error::{Error, Result};

@@ -18,6 +18,7 @@ pub mod get;
 pub mod index;
 pub mod search;
 pub mod status;
+pub mod triggers;
 
 /// The agent's memory workspace: MEMORY.md, daily notes, DREAMS.md.
 ///
@@ -45,6 +46,7 @@ pub enum Command {
     Index(index::Args),
     Search(search::Args),
     Get(get::Args),
+    Triggers(triggers::Args),
     Facts(facts::Args),
 }
 
@@ -56,6 +58,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Index(a) => index::run(&ctx, a),
         Command::Search(a) => search::run(&ctx, a),
         Command::Get(a) => get::run(&ctx, a),
+        Command::Triggers(a) => triggers::run(&ctx, a),
         Command::Facts(a) => facts::run(&ctx, a),
     }?;
     Ok(code)
