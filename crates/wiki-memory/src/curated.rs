@@ -145,7 +145,11 @@ fn make(path: &str, start: usize, lines: &[&str]) -> Entry {
         for (kind, value) in annotations(line) {
             match kind.as_str() {
                 "trigger" => {
-                    for p in value.split([',', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+                    for p in value
+                        .split([',', ';'])
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                    {
                         if !triggers.iter().any(|t| t == p) {
                             triggers.push(p.to_string());
                         }
@@ -165,8 +169,7 @@ fn make(path: &str, start: usize, lines: &[&str]) -> Entry {
                         .filter(|k| !k.is_empty() && !k.contains(['<', '>']))
                         .map(String::from)
                         .collect();
-                    let all_valid = !keys.is_empty()
-                        && keys.len() == value.split(';').count();
+                    let all_valid = !keys.is_empty() && keys.len() == value.split(';').count();
                     let list = projects.get_or_insert_with(Vec::new);
                     if all_valid {
                         list.extend(keys);
@@ -199,7 +202,10 @@ mod tests {
         let e = entries("MEMORY.md", text);
         let spans: Vec<(usize, usize)> = e.iter().map(|e| (e.start_line, e.end_line)).collect();
         assert_eq!(spans, vec![(3, 3), (4, 5), (7, 8), (11, 11)]);
-        assert_eq!(e[0].triggers, vec!["whatsapp replies", "concise", "reply length"]);
+        assert_eq!(
+            e[0].triggers,
+            vec!["whatsapp replies", "concise", "reply length"]
+        );
         assert_eq!(e[0].importance, Some(8));
         assert_eq!(e[3].projects, Some(vec!["github.com/acme/x".to_string()]));
         assert_eq!(

@@ -12,6 +12,7 @@
 //! * [`workspace`] — where the workspace is, its files and kinds, bounded reads, commits;
 //! * [`retain`] — the `## Retain` format (`W`, `B`, `O(c=…)`, `S`, `@Entity`) and its errors;
 //! * [`facts`] — facts across the notes, filtered by day, entity and kind;
+//! * [`recall`] — recall: lexical, entity, temporal and opinion signals;
 //! * [`search`] — the memory corpus of `wiki-search` (the one memory ranking);
 //! * [`shortterm`] — `memory/.dreams/short-term-recall.json` and `phase-signals.json`;
 //! * [`curated`] — entries of MEMORY.md / USER.md and their trigger, importance and project
@@ -29,6 +30,7 @@ pub mod curated;
 pub mod dreams;
 pub mod error;
 pub mod facts;
+pub mod recall;
 pub mod retain;
 pub mod search;
 pub mod shortterm;

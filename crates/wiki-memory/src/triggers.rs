@@ -105,16 +105,19 @@ pub fn select(
         })
         .take(MAX_CANDIDATES)
         .filter_map(|e| {
-            let (best, phrase) = e
-                .triggers
-                .iter()
-                .map(|p| (phrase_score(p, &msg), p))
-                .fold((0.0, None), |acc, (s, p)| {
+            let (best, phrase) = e.triggers.iter().map(|p| (phrase_score(p, &msg), p)).fold(
+                (0.0, None),
+                |acc, (s, p)| {
                     if s > acc.0 { (s, Some(p)) } else { acc }
-                });
+                },
+            );
             let phrase = phrase?;
             let rel = relevance(e);
-            let rel = if rel.is_finite() { rel.clamp(0.0, 1.0) } else { 0.0 };
+            let rel = if rel.is_finite() {
+                rel.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
             let score = 0.8 * best + 0.2 * rel;
             (score >= MIN_SCORE).then(|| Triggered {
                 entry: e.clone(),
@@ -176,10 +179,16 @@ mod tests {
         let got = select("whatsapp please", &entries, |_| 0.0, &[]);
         assert_eq!(got.len(), 1);
         assert!((got[0].score - 0.68).abs() < 1e-12);
-        assert_eq!(got[0].line, "- Concise replies on WhatsApp. (Source: MEMORY.md#L1)");
+        assert_eq!(
+            got[0].line,
+            "- Concise replies on WhatsApp. (Source: MEMORY.md#L1)"
+        );
         // One of two words: 0.8 × (0.4 + 0.1) = 0.4 < 0.65 even with some relevance.
         assert!(select("backup now", &entries, |_| 0.5, &[]).is_empty());
-        assert_eq!(select("whatsapp", &entries, |_| 0.0, &["acme/x".into()]).len(), 2);
+        assert_eq!(
+            select("whatsapp", &entries, |_| 0.0, &["acme/x".into()]).len(),
+            2
+        );
         let long = format!("- {} <!-- trigger: alpha -->\n", "x".repeat(1000));
         let many: Vec<Entry> = (0..4)
             .flat_map(|_| curated::entries("MEMORY.md", &long))

@@ -34,7 +34,10 @@ fn matching_entries_print_with_their_source_line() {
         r.stdout,
         "- Peter prefers concise replies on WhatsApp. (Source: MEMORY.md#L3)\n"
     );
-    let r = e.memory(&["triggers", "is the glacier backup running? And portuguese please"]);
+    let r = e.memory(&[
+        "triggers",
+        "is the glacier backup running? And portuguese please",
+    ]);
     r.expect_code(0);
     assert_eq!(
         r.stdout,
@@ -49,7 +52,12 @@ fn scores_follow_the_phrase_rules() {
         let r = e.memory(&["triggers", "--json", msg]);
         r.jsonl()
             .iter()
-            .map(|t| (t["score"].as_f64().unwrap(), t["phrase"].as_str().unwrap().to_string()))
+            .map(|t| {
+                (
+                    t["score"].as_f64().unwrap(),
+                    t["phrase"].as_str().unwrap().to_string(),
+                )
+            })
             .collect()
     };
     // A contiguous phrase: 0.8 × 1.0 + 0.2 × relevance (> 0: the entry is a lexical hit).
@@ -95,7 +103,10 @@ fn at_most_three_entries_within_the_character_budget() {
     let e = Env::new();
     let mut text = String::from("# Memory\n\n");
     for i in 0..6 {
-        text.push_str(&format!("- Rule {i} about alpha: {} <!-- trigger: alpha -->\n", "x".repeat(500)));
+        text.push_str(&format!(
+            "- Rule {i} about alpha: {} <!-- trigger: alpha -->\n",
+            "x".repeat(500)
+        ));
     }
     e.write("MEMORY.md", &text);
     let r = e.memory(&["triggers", "alpha"]);
@@ -107,7 +118,10 @@ fn at_most_three_entries_within_the_character_budget() {
 
     let mut big = String::new();
     for i in 0..3 {
-        big.push_str(&format!("- Big {i} beta: {} <!-- trigger: beta -->\n", "y".repeat(700)));
+        big.push_str(&format!(
+            "- Big {i} beta: {} <!-- trigger: beta -->\n",
+            "y".repeat(700)
+        ));
     }
     e.write("MEMORY.md", &big);
     let r = e.memory(&["triggers", "beta"]);

@@ -16,6 +16,7 @@ use crate::workspace::{self, Workspace};
 pub mod facts;
 pub mod get;
 pub mod index;
+pub mod recall;
 pub mod search;
 pub mod status;
 pub mod triggers;
@@ -48,6 +49,7 @@ pub enum Command {
     Get(get::Args),
     Triggers(triggers::Args),
     Facts(facts::Args),
+    Recall(recall::Args),
 }
 
 /// Run `wiki memory <command>`.
@@ -60,6 +62,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Get(a) => get::run(&ctx, a),
         Command::Triggers(a) => triggers::run(&ctx, a),
         Command::Facts(a) => facts::run(&ctx, a),
+        Command::Recall(a) => recall::run(&ctx, a),
     }?;
     Ok(code)
 }

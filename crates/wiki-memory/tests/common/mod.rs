@@ -44,7 +44,11 @@ impl Env {
         cmd.args(args).current_dir(&self.ws);
         wiki_testkit::isolate(&mut cmd, self.vault.home());
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
