@@ -204,6 +204,8 @@ pub struct DigestCompiler {
     /// otherwise it is `None` for them (reading the 18 MB digest of a 10,000-page vault and the
     /// dashboards again only to drop them costs ~10 ms).
     pub keep_before: bool,
+    /// The OpenClaw config's render settings (so an operation compiles as `wiki compile` does).
+    pub render: wiki_digest::RenderConfig,
 }
 
 impl Compiler for DigestCompiler {
@@ -236,7 +238,7 @@ impl Compiler for DigestCompiler {
             .collect();
         snap.overlay(&overlay);
         trace.phase("compile: snapshot copy");
-        let mut opts = wiki_digest::CompileOptions::new(now);
+        let mut opts = wiki_digest::CompileOptions::new(now).with_render(self.render);
         // Nothing an operation does reads the links of the dashboards it re-renders.
         opts.report_links = false;
         // Parsed pages of the last compile are reused (keyed by path and blob id) when the

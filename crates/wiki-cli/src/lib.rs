@@ -150,35 +150,60 @@ impl GlobalArgs {
     /// Resolve the vault directory (see the crate docs for the order; `vault.path` of the
     /// OpenClaw config, see [`config`], comes after the enclosing vault).
     pub fn vault_dir(&self) -> Result<PathBuf, CliError> {
+        Ok(self.vault_setting()?.value)
+    }
+
+    /// [`GlobalArgs::vault_dir`] with where it came from: `--vault` (flag), `$WIKI_VAULT`
+    /// (environment), the enclosing vault (detected), `vault.path` (file) or the default.
+    pub fn vault_setting(&self) -> Result<config::Setting<PathBuf>, CliError> {
+        use config::{Setting, Source};
         let cwd = std::env::current_dir()
             .map_err(|e| CliError::Runtime(format!("cannot read the current directory: {e}")))?;
-        let flag_or_env = self.vault.is_some()
-            || std::env::var_os("WIKI_VAULT").is_some_and(|v| !v.is_empty())
-            || enclosing_vault(&cwd).is_some();
-        let configured = if flag_or_env {
-            None
-        } else {
-            config::load()?.vault_path
-        };
-        Ok(resolve_vault_with(
-            self.vault.as_deref(),
-            std::env::var_os("WIKI_VAULT").map(PathBuf::from),
-            &cwd,
-            configured,
-        ))
+        if let Some(dir) = &self.vault {
+            return Ok(Setting::new(absolutize(dir, &cwd), Source::flag("--vault")));
+        }
+        if let Some(dir) = std::env::var_os("WIKI_VAULT").filter(|v| !v.is_empty()) {
+            return Ok(Setting::new(
+                absolutize(Path::new(&dir), &cwd),
+                Source::env("WIKI_VAULT"),
+            ));
+        }
+        if let Some(found) = enclosing_vault(&cwd) {
+            return Ok(Setting::new(
+                found,
+                Source::detected("enclosing vault of the current directory"),
+            ));
+        }
+        Ok(config::load()?.vault_path_setting())
     }
 
     /// The agent to act as: `--agent`, else `$WIKI_AGENT` (normalised: trimmed, lowercased,
     /// whitespace → `-`), else none (the current branch) — or, when the OpenClaw config sets
     /// `vault.scope: agent`, the configured default agent (see [`config`]).
     pub fn agent_id(&self) -> Result<Option<String>, CliError> {
-        let explicit = self
-            .agent
-            .clone()
-            .or_else(|| std::env::var("WIKI_AGENT").ok())
-            .map(|a| a.trim().to_string())
-            .filter(|a| !a.is_empty());
-        config::load()?.resolve_agent(explicit.as_deref())
+        Ok(self.agent_setting(&config::load()?)?.value)
+    }
+
+    /// [`GlobalArgs::agent_id`] against an already loaded config, with where it came from.
+    pub fn agent_setting(
+        &self,
+        cfg: &config::WikiConfig,
+    ) -> Result<config::Setting<Option<String>>, CliError> {
+        use config::Source;
+        let (explicit, source) = match (&self.agent, std::env::var("WIKI_AGENT").ok()) {
+            (Some(a), _) if !a.trim().is_empty() => (Some(a.clone()), Source::flag("--agent")),
+            (_, Some(a)) if !a.trim().is_empty() => (Some(a), Source::env("WIKI_AGENT")),
+            _ if cfg.agent_scope => (
+                None,
+                Source {
+                    kind: config::SourceKind::File,
+                    via: Some("vault.scope: agent, the default agent".into()),
+                },
+            ),
+            _ => (None, Source::default_value()),
+        };
+        let value = cfg.resolve_agent(explicit.as_deref())?;
+        Ok(config::Setting::new(value, source))
     }
 
     /// The pinned or real clock as a timestamp.
@@ -267,7 +292,7 @@ pub fn home_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/"))
 }
 
-/// Expand `~` / `~/…` and make relative paths absolute against `cwd`.
+/// Expand `~` / `~/…`, make relative paths absolute against `cwd` and drop `.` components.
 pub fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
     let text = path.to_string_lossy();
     let expanded = if text == "~" {
@@ -277,11 +302,13 @@ pub fn absolutize(path: &Path, cwd: &Path) -> PathBuf {
     } else {
         path.to_path_buf()
     };
-    if expanded.is_absolute() {
+    let abs = if expanded.is_absolute() {
         expanded
     } else {
         cwd.join(expanded)
-    }
+    };
+    // `components` drops `.` components (`--vault .` is the directory itself, not `dir/.`).
+    abs.components().collect()
 }
 
 /// Map a serialisation error while writing output: a closed pipe is [`CliError::BrokenPipe`].

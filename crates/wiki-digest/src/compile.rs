@@ -82,6 +82,60 @@ impl CompileOptions {
             report_links: true,
         }
     }
+
+    /// These options with the OpenClaw config's render settings applied.
+    pub fn with_render(mut self, render: RenderConfig) -> CompileOptions {
+        self.render_mode = render.render_mode.or(self.render_mode);
+        self.backlinks = render.backlinks;
+        self.dashboards = render.dashboards;
+        self
+    }
+}
+
+/// What the OpenClaw config says about rendering (reference §11.1), as every compile honours
+/// it (`wiki compile`, the compile after `wiki apply` and `wiki lint`): `render.createBacklinks`,
+/// `render.createDashboards`, and `vault.renderMode` when the config file sets it (otherwise the
+/// mode recorded in `.openclaw-wiki/state.json` at `wiki init`, else native). Command-line flags
+/// (`--render-mode`, `--no-backlinks`, `--no-dashboards`) override it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderConfig {
+    /// `vault.renderMode` when the config file sets it.
+    pub render_mode: Option<RenderMode>,
+    /// `render.createBacklinks`.
+    pub backlinks: bool,
+    /// `render.createDashboards`.
+    pub dashboards: bool,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            render_mode: None,
+            backlinks: true,
+            dashboards: true,
+        }
+    }
+}
+
+impl RenderConfig {
+    /// From a loaded config.
+    pub fn from_config(cfg: &wiki_cli::config::WikiConfig) -> RenderConfig {
+        use wiki_cli::config::{RenderMode as Configured, SourceKind};
+        let explicit = cfg.source_of("vault.renderMode").kind != SourceKind::Default;
+        RenderConfig {
+            render_mode: explicit.then_some(match cfg.settings.vault.render_mode {
+                Configured::Native => RenderMode::Native,
+                Configured::Obsidian => RenderMode::Obsidian,
+            }),
+            backlinks: cfg.settings.render.create_backlinks,
+            dashboards: cfg.settings.render.create_dashboards,
+        }
+    }
+
+    /// From the OpenClaw config file ([`wiki_cli::config::load`]).
+    pub fn load() -> Result<RenderConfig, wiki_cli::CliError> {
+        Ok(RenderConfig::from_config(&wiki_cli::config::load()?))
+    }
 }
 
 /// What a compile produced.

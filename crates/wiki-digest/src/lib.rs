@@ -57,7 +57,7 @@ pub mod reuse;
 pub mod snapshot;
 
 pub use compile::{
-    CompileOptions, CompileResult, compile, compile_cached, compile_in_vault,
+    CompileOptions, CompileResult, RenderConfig, compile, compile_cached, compile_in_vault,
     compile_in_vault_with, compile_parsed, save_parse_cache,
 };
 pub use context::VaultContext;

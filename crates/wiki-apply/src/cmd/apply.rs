@@ -310,7 +310,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         }
     };
     let session = Session::open(global)?;
-    let compiler = super::compiler(args.no_compile, args.dry_run);
+    let compiler = super::compiler(args.no_compile, args.dry_run)?;
     let outcome = session::apply_batch(
         &session,
         &ops,
@@ -329,7 +329,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
 /// `--stream`: one batch per input line, each printed and flushed before the next line is read.
 fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, CliError> {
     let (mut input, origin) = open_input(args)?;
-    let compiler = super::compiler(args.no_compile, args.dry_run);
+    let compiler = super::compiler(args.no_compile, args.dry_run)?;
     let mut failed = false;
     let mut line = Vec::new();
     let mut number = 0;

@@ -10,15 +10,17 @@ pub mod rollback;
 use crate::session::{Compiler, DigestCompiler, NoCompile};
 
 /// The compiler used after operations and rollbacks (`no_compile`: none; `dry_run`: the files
-/// it changes keep their previous content, for the diff).
-pub fn compiler(no_compile: bool, dry_run: bool) -> Box<dyn Compiler> {
-    if no_compile {
+/// it changes keep their previous content, for the diff), with the OpenClaw config's render
+/// settings.
+pub fn compiler(no_compile: bool, dry_run: bool) -> Result<Box<dyn Compiler>, wiki_cli::CliError> {
+    Ok(if no_compile {
         Box::new(NoCompile)
     } else {
         Box::new(DigestCompiler {
             keep_before: dry_run,
+            render: wiki_digest::RenderConfig::load()?,
         })
-    }
+    })
 }
 
 /// The command line of the `wiki-apply` binary: `apply`'s arguments at the top level plus the

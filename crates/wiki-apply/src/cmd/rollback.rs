@@ -53,7 +53,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     } else {
         Resolution::Refuse
     };
-    let compiler = super::compiler(args.no_compile, args.dry_run);
+    let compiler = super::compiler(args.no_compile, args.dry_run)?;
     let outcome = match rollback::rollback(
         &session,
         &args.commit,

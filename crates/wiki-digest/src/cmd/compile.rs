@@ -37,15 +37,18 @@ pub struct Args {
     pub check: bool,
 
     /// Link style for this run: native (`[Title](relative/path.md)`) or obsidian
-    /// (`[[path|Title]]`). Default: `renderMode` in .openclaw-wiki/state.json, else native.
+    /// (`[[path|Title]]`). Default: `vault.renderMode` of the OpenClaw config when it sets it,
+    /// else `renderMode` in .openclaw-wiki/state.json, else native.
     #[arg(long, value_name = "MODE", value_parser = ["native", "obsidian"])]
     pub render_mode: Option<String>,
 
-    /// Leave the Related blocks of pages alone.
+    /// Leave the Related blocks of pages alone (also `render.createBacklinks: false` in the
+    /// OpenClaw config).
     #[arg(long)]
     pub no_backlinks: bool,
 
-    /// Leave the dashboards under reports/ alone.
+    /// Leave the dashboards under reports/ alone (also `render.createDashboards: false` in the
+    /// OpenClaw config).
     #[arg(long)]
     pub no_dashboards: bool,
 
@@ -107,10 +110,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     // `--check` writes nothing, not even this.
     let _memory = memory.recording(!args.check);
     let mut snapshot = ctx.snapshot_with(!args.force)?;
-    let mut opts = CompileOptions::new(ctx.now()?);
-    opts.render_mode = args.render_mode.as_deref().and_then(RenderMode::parse);
-    opts.backlinks = !args.no_backlinks;
-    opts.dashboards = !args.no_dashboards;
+    let mut opts = CompileOptions::new(ctx.now()?).with_render(crate::RenderConfig::load()?);
+    if let Some(mode) = args.render_mode.as_deref().and_then(RenderMode::parse) {
+        opts.render_mode = Some(mode);
+    }
+    opts.backlinks &= !args.no_backlinks;
+    opts.dashboards &= !args.no_dashboards;
     let now_ms = opts.now.as_millisecond();
     let cached = if args.force || format != Format::Text {
         None

@@ -94,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let _memory = ctx.fit_huge_pages();
     let now = ctx.now()?;
     let snapshot = ctx.snapshot()?;
-    let opts = CompileOptions::new(now);
+    let opts = CompileOptions::new(now).with_render(wiki_digest::RenderConfig::load()?);
     let compiled = wiki_digest::compile_in_vault(&snapshot, &opts, ctx.root(), true, "wiki lint");
     let compile_files: Vec<String> = compiled
         .updated_files()

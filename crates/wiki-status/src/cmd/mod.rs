@@ -1,0 +1,3 @@
+//! The commands: `config`, `status`, `doctor`, `context`, `obsidian`.
+
+pub mod config;
