@@ -15,6 +15,12 @@
 
 use yaml_serde::{Mapping, Value};
 
+/// How many collections (mappings and sequences, the root mapping included) frontmatter may nest:
+/// `yaml_serde`'s own recursion limit, which the fast reader shares. Deeper values would be read
+/// by recursion (both readers, and every walk over the value afterwards), so a page nesting deeper
+/// is an error of that page, never a stack overflow of the whole command.
+pub const MAX_DEPTH: usize = 128;
+
 /// A YAML error with the 1-based **file** line it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlError {
@@ -61,6 +67,9 @@ pub fn parse_mapping(yaml: &str, first_line: usize) -> Result<Mapping, YamlError
             let mut message = err.to_string();
             if let Some(idx) = message.find(" at line ") {
                 message.truncate(idx);
+            }
+            if message.starts_with("recursion limit exceeded") {
+                message = format!("nested deeper than {MAX_DEPTH} levels");
             }
             Err(YamlError {
                 line,
@@ -513,6 +522,35 @@ mod tests {
         let err = parse_mapping("id: a\ntitle: [unclosed\nx: 1", 2).unwrap_err();
         assert!(err.line >= 3, "{err:?}");
         assert!(err.message.starts_with("invalid YAML frontmatter"));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_an_error_of_the_page() {
+        fn nested(depth: usize, flow: bool) -> String {
+            if flow {
+                return format!("a: {}1{}\n", "[".repeat(depth), "]".repeat(depth));
+            }
+            let mut yaml = String::new();
+            for level in 0..depth {
+                yaml.push_str(&format!("{}k{level}:\n", "  ".repeat(level)));
+            }
+            yaml.push_str(&format!("{}leaf: 1\n", "  ".repeat(depth)));
+            yaml
+        }
+        // The root mapping is one level: `depth` keys nest `depth` mappings under it.
+        assert!(parse_mapping(&nested(MAX_DEPTH - 1, false), 2).is_ok());
+        assert!(parse_mapping(&nested(MAX_DEPTH - 1, true), 2).is_ok());
+        for flow in [false, true] {
+            for depth in [MAX_DEPTH, 5_000] {
+                let err = parse_mapping(&nested(depth, flow), 2).unwrap_err();
+                assert_eq!(
+                    err.message,
+                    "invalid YAML frontmatter: nested deeper than 128 levels"
+                );
+            }
+        }
+        let err = parse_mapping(&nested(MAX_DEPTH, false), 2).unwrap_err();
+        assert_eq!(err.line, MAX_DEPTH + 2);
     }
 
     #[test]

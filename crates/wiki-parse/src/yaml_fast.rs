@@ -48,7 +48,11 @@ pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
     if first.indent != 0 {
         return None;
     }
-    let mut reader = Reader { lines, pos: 0 };
+    let mut reader = Reader {
+        lines,
+        pos: 0,
+        depth: 0,
+    };
     let map = reader.mapping(0, None)?;
     (reader.pos == reader.lines.len()).then_some(map)
 }
@@ -67,12 +71,15 @@ fn allowed_char(c: char) -> bool {
 struct Reader<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
+    /// Collections open around the current line (the root mapping is 1).
+    depth: usize,
 }
 
 impl<'a> Reader<'a> {
     /// A block mapping whose keys are at `indent`; `first` is the text of its first entry when
     /// it starts on a sequence item's line (`- key: value`).
     fn mapping(&mut self, indent: usize, mut first: Option<&'a str>) -> Option<Mapping> {
+        self.enter()?;
         let mut map = Mapping::new();
         loop {
             let text = match first.take() {
@@ -98,7 +105,15 @@ impl<'a> Reader<'a> {
                 return None; // duplicate key: yaml_serde's error
             }
         }
+        self.depth -= 1;
         Some(map)
+    }
+
+    /// Opens one more collection; `None` (yaml_serde then reports the nesting as an error) past
+    /// the depth yaml_serde accepts, so a deeply nested page cannot exhaust the stack.
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= crate::yaml::MAX_DEPTH).then_some(())
     }
 
     /// The value of a key (`in_mapping`) or a sequence item at `indent` with nothing after it on
@@ -122,6 +137,7 @@ impl<'a> Reader<'a> {
 
     /// A block sequence whose dashes are at `indent`.
     fn sequence(&mut self, indent: usize) -> Option<Vec<Value>> {
+        self.enter()?;
         let mut items = Vec::new();
         while let Some(line) = self.lines.get(self.pos).copied() {
             if line.indent < indent || (line.indent == indent && !is_item(line.text)) {
@@ -149,6 +165,7 @@ impl<'a> Reader<'a> {
                 items.push(scalar(rest)?);
             }
         }
+        self.depth -= 1;
         Some(items)
     }
 }
