@@ -248,6 +248,53 @@ pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Ind
     }
 }
 
+/// How current a view's wiki index is, read without writing anything (`wiki status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexState {
+    /// No index yet (the first search builds it).
+    Missing,
+    /// The index covers exactly the pages as they are now.
+    Fresh {
+        /// Indexed files.
+        files: usize,
+    },
+    /// Some pages changed, appeared or went since the last refresh (the next search refreshes
+    /// those).
+    Stale {
+        /// Indexed files.
+        files: usize,
+        /// Pages added, changed or removed since.
+        changed: usize,
+    },
+}
+
+/// The [`IndexState`] of a view's wiki index: its manifest against the current listing (stat
+/// data for the work tree, blob ids for an agent branch). An unreadable index reads as missing.
+pub fn index_state(vault: &Path, view: &View) -> Result<IndexState, Error> {
+    let dir = wiki_index_dir(vault, view);
+    let manifest = match store::load_manifest(&dir) {
+        Some(m) => m,
+        None => return Ok(IndexState::Missing),
+    };
+    let listed = match view {
+        View::WorkTree => store::Source::list(&sources::WorkTree {
+            vault: vault.to_path_buf(),
+            dir_cache: None,
+        })?,
+        View::Agent { rev, .. } => store::Source::list(&sources::GitTree {
+            vault: vault.to_path_buf(),
+            rev: rev.clone(),
+        })?,
+    };
+    let files = manifest.entries.len();
+    let changed = store::changed_files(&manifest, &listed);
+    Ok(if changed == 0 {
+        IndexState::Fresh { files }
+    } else {
+        IndexState::Stale { files, changed }
+    })
+}
+
 /// Open (refresh) the memory index of a workspace.
 pub fn open_memory(vault: &Path, memory_dir: &Path, opts: &store::Options) -> Result<Index, Error> {
     store::open(

@@ -104,7 +104,13 @@ pub fn client_search(
 mod serve;
 
 #[cfg(target_os = "linux")]
-pub use linux::{client_search, command};
+pub use linux::{client_search, command, running};
+
+/// Whether a search server runs for the vault (never, on this platform).
+#[cfg(not(target_os = "linux"))]
+pub fn running(_vault: &std::path::Path) -> bool {
+    false
+}
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -484,6 +490,11 @@ mod linux {
 
     fn lock_path(vault: &Path) -> PathBuf {
         crate::index_root(vault).join(LOCK)
+    }
+
+    /// Whether a search server runs for the vault (its lock is held, answering or not).
+    pub fn running(vault: &Path) -> bool {
+        locked(vault)
     }
 
     /// Whether the server lock of the vault is held (a server is running, answering or not).

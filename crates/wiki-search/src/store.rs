@@ -616,6 +616,36 @@ fn unique() -> String {
     format!("{h:016x}")
 }
 
+/// The manifest of the index in `dir`, if it exists and reads (nothing is written).
+pub fn load_manifest(dir: &Path) -> Option<Manifest> {
+    load(dir).ok().flatten().map(|(m, _)| m)
+}
+
+/// How many files differ between a manifest and a listing: listed files without an entry or
+/// whose stat data (or blob id, when the listing has one) differs, and entries no longer listed.
+pub fn changed_files(manifest: &Manifest, listed: &[SourceFile]) -> usize {
+    let mut entries = manifest.entries.iter().peekable();
+    let mut changed = 0;
+    for f in listed {
+        while entries.next_if(|e| e.path < f.path).is_some() {
+            changed += 1;
+        }
+        match entries.next_if(|e| e.path == f.path) {
+            Some(e) => {
+                let same = match f.blob {
+                    Some(blob) => blob == e.blob,
+                    None => {
+                        e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns
+                    }
+                };
+                changed += usize::from(!same);
+            }
+            None => changed += 1,
+        }
+    }
+    changed + entries.count()
+}
+
 /// A manifest and its open segments, if the index exists.
 type Loaded = Result<Option<(Manifest, Vec<Segment>)>, LoadError>;
 

@@ -160,6 +160,7 @@ mod commit;
 mod delta;
 mod env;
 mod error;
+mod health;
 mod journal;
 mod lock;
 mod maintain;
@@ -178,8 +179,9 @@ pub use branches::{AgentBranch, AgentState};
 pub use env::{DEFAULT_EMAIL, DEFAULT_NAME, EnvSource};
 pub use error::{Error, Result};
 pub use gix::ObjectId;
+pub use health::ObjectStats;
 pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
-pub use maintain::PackOutcome;
+pub use maintain::{PackOutcome, human_size};
 pub use message::parse_trailers;
 pub use read::{BlobSource, Listing};
 

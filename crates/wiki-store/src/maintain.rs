@@ -94,7 +94,7 @@ impl PackOutcome {
 }
 
 /// `812 B`, `12.3 KiB`, `8.8 MiB`, `1.2 GiB`.
-fn human_size(bytes: u64) -> String {
+pub fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
     if bytes < 1024 {
         return format!("{bytes} B");

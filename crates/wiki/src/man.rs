@@ -61,6 +61,16 @@ pub fn pages() -> Vec<(String, Vec<u8>)> {
             .name(name.clone())
             .bin_name(format!("wiki {}", sub.get_name()));
         pages.push((format!("{name}.1"), render(cmd)));
+        // A command group (`wiki memory`) also gets a page per command (`wiki-memory-facts.1`).
+        for nested in sub.get_subcommands().filter(|n| n.get_name() != "help") {
+            let nested_name = format!("{name}-{}", nested.get_name());
+            let cmd = nested.clone().name(nested_name.clone()).bin_name(format!(
+                "wiki {} {}",
+                sub.get_name(),
+                nested.get_name()
+            ));
+            pages.push((format!("{nested_name}.1"), render(cmd)));
+        }
     }
     for b in binaries {
         let name = b.get_name().to_string();
