@@ -116,3 +116,92 @@ fn deeply_nested_yaml_is_an_error_of_its_page_only() {
     run.expect_code(0);
     assert_eq!(run.stderr, format!("{error}\n"));
 }
+
+#[test]
+fn get_reports_the_parse_error_of_the_page_it_names() {
+    let v = small_vault();
+    v.write(
+        "concepts/broken.md",
+        "---\nid: concept.broken\ntitle: [unclosed\n---\n\n# Broken\n",
+    );
+    v.commit_all("a broken page");
+    let error = "concepts/broken.md:4: invalid YAML frontmatter: did not find expected ',' or ']'";
+    for lookup in ["concepts/broken.md", "concepts/broken", "broken"] {
+        let run = v.run("wiki", &["get", lookup]);
+        run.expect_code(1);
+        assert_eq!(run.stdout, "");
+        assert_eq!(run.stderr, format!("wiki: {error}\n"));
+    }
+    let run = v.run("wiki", &["get", "broken", "--json"]);
+    run.expect_code(1);
+    assert_eq!(
+        run.json(),
+        serde_json::json!({
+            "type": "error",
+            "path": "concepts/broken.md",
+            "line": 4,
+            "message": "invalid YAML frontmatter: did not find expected ',' or ']'",
+        })
+    );
+    // A lookup that matches nothing is still "not found", and other pages read as before.
+    let run = v.run("wiki", &["get", "gamma"]);
+    run.expect_code(1);
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        ("Wiki page not found: gamma\n", "")
+    );
+    v.run("wiki", &["get", "beta"]).expect_code(0);
+}
+
+#[test]
+fn agent_ids_that_need_normalising_are_refused() {
+    let v = small_vault();
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let op = r#"{"op":"add_question","page":"concepts/beta.md","question":"Who pays?"}"#;
+    for (flag, env, message) in [
+        (
+            Some("a b"),
+            None,
+            r#"--agent "a b": an agent id is used as given, in its normal form (lowercase, no spaces): use "a-b""#,
+        ),
+        (
+            None,
+            Some("Research"),
+            r#"WIKI_AGENT "Research": an agent id is used as given, in its normal form (lowercase, no spaces): use "research""#,
+        ),
+        (
+            Some(" main"),
+            None,
+            r#"--agent " main": an agent id is used as given, in its normal form (lowercase, no spaces): use "main""#,
+        ),
+    ] {
+        let mut cmd = v.command("wiki-apply");
+        if let Some(flag) = flag {
+            cmd.args(["--agent", flag]);
+        }
+        if let Some(env) = env {
+            cmd.env("WIKI_AGENT", env);
+        }
+        let run = wiki_testkit::output(cmd, Some(op.as_bytes()));
+        run.expect_code(2);
+        assert_eq!(run.stderr, format!("wiki-apply: error: {message}\n"));
+        let run = v.run(
+            "wiki",
+            &["--agent", flag.or(env).unwrap_or_default(), "compile"],
+        );
+        run.expect_code(2);
+    }
+    // `wiki agent create` takes ids by the same rule.
+    let run = v.run("wiki", &["agent", "create", "Research"]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "wiki: error: invalid agent id \"Research\": use lowercase letters, digits, `-`, `_` and `.` (at most 64) (try \"research\")\n"
+    );
+    assert_eq!(v.git(&["branch", "--list", "agents/*"]), "");
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    // An id in normal form acts as that agent.
+    v.run_stdin("wiki-apply", &["--agent", "a-b"], Some(op.as_bytes()))
+        .expect_code(0);
+    assert_eq!(v.git(&["branch", "--list", "agents/*"]), "  agents/a-b\n");
+}

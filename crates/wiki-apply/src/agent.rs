@@ -13,20 +13,21 @@ pub fn branch_name(id: &str) -> String {
     format!("{BRANCH_PREFIX}{id}")
 }
 
-/// Check an agent id (`--agent`, `$WIKI_AGENT`, `agent create`): trimmed, 1–64 characters,
+/// Check an agent id (`--agent`, `$WIKI_AGENT`, `agent create`): 1–64 characters, lowercase
 /// letters, digits, `-`, `_` and `.`, starting with a letter or digit, no `..`, not ending in `.`
-/// or `.lock` (so `agents/<id>` is a valid branch name). The id is used as given, like
-/// `wiki-digest`'s `VaultContext` does, so every command acting as an agent uses the same
-/// branch. An invalid id is an error that suggests the OpenClaw-normalised form
-/// ([`suggest_agent_id`]).
+/// or `.lock` (so `agents/<id>` is a valid branch name, and the id is one OpenClaw's
+/// normalisation leaves alone). The id is used as given, like `wiki-digest`'s `VaultContext`
+/// does, so every command acting as an agent uses the same branch; an id that would need
+/// normalising (spaces, capitals) is an error that suggests the OpenClaw-normalised form
+/// ([`suggest_agent_id`]) rather than silently acting as another agent.
 pub fn normalize_agent_id(raw: &str) -> Result<String> {
-    let id = raw.trim();
+    let id = raw;
     let ok = !id.is_empty()
         && id.len() <= 64
         && id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
         && id
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'))
         && !id.contains("..")
         && !id.ends_with('.')
         && !id.ends_with(".lock");
@@ -37,7 +38,7 @@ pub fn normalize_agent_id(raw: &str) -> Result<String> {
         .map(|s| format!(" (try \"{s}\")"))
         .unwrap_or_default();
     Err(Error::Invalid(format!(
-        "invalid agent id {raw:?}: use letters, digits, `-`, `_` and `.` (at most 64){hint}"
+        "invalid agent id {raw:?}: use lowercase letters, digits, `-`, `_` and `.` (at most 64){hint}"
     )))
 }
 
@@ -243,11 +244,15 @@ mod tests {
 
     #[test]
     fn agent_ids() {
-        assert_eq!(normalize_agent_id(" Research ").unwrap(), "Research");
+        assert_eq!(normalize_agent_id("research").unwrap(), "research");
         assert_eq!(normalize_agent_id("x_1-y.2").unwrap(), "x_1-y.2");
         assert_eq!(
+            normalize_agent_id(" Research ").unwrap_err().to_string(),
+            "invalid agent id \" Research \": use lowercase letters, digits, `-`, `_` and `.` (at most 64) (try \"research\")"
+        );
+        assert_eq!(
             normalize_agent_id("SUPPORT TEAM").unwrap_err().to_string(),
-            "invalid agent id \"SUPPORT TEAM\": use letters, digits, `-`, `_` and `.` (at most 64) (try \"support-team\")"
+            "invalid agent id \"SUPPORT TEAM\": use lowercase letters, digits, `-`, `_` and `.` (at most 64) (try \"support-team\")"
         );
         for bad in ["a/../b", "a..b", "-x", "x.lock", "x.", " /// ", ""] {
             assert!(normalize_agent_id(bad).is_err(), "{bad}");

@@ -423,6 +423,93 @@ pub fn apply_batch(
     ops: &[LineOp],
     opts: &BatchOptions<'_>,
 ) -> Result<BatchOutcome> {
+    let mut batch = OpsBatch {
+        ops,
+        origin: opts.origin.as_deref(),
+        now: &opts.now,
+        results: Vec::new(),
+    };
+    let done = commit_batch(session, &mut batch, opts)?;
+    Ok(BatchOutcome {
+        results: batch.results,
+        page_changes: done.page_changes,
+        compile_changes: done.compile_changes,
+        compiled: done.compiled,
+        commit: done.commit,
+        human_commit: done.human_commit,
+        retries: done.retries,
+    })
+}
+
+/// Operations applied in order to a [`Workspace`]: the [`Batch`] of `wiki apply`.
+struct OpsBatch<'a> {
+    ops: &'a [LineOp],
+    origin: Option<&'a str>,
+    now: &'a str,
+    results: Vec<OpResult>,
+}
+
+impl Batch for OpsBatch<'_> {
+    fn prepare(&mut self, files: &dyn VaultFiles) -> Result<Vec<FileChange>> {
+        let mut ws = Workspace::new(files, self.now);
+        self.results = Vec::with_capacity(self.ops.len());
+        for lop in self.ops {
+            let result = ws.apply(&lop.op).map_err(|e| match self.origin {
+                Some(origin) => e.at(origin, lop.line),
+                None => e,
+            })?;
+            self.results.push(result);
+        }
+        Ok(ws.changes())
+    }
+
+    fn message(&self, compiled: &[FileChange], agent: &str) -> (String, Vec<(String, String)>) {
+        (
+            subject(&self.results, compiled),
+            trailers(&self.results, compiled, agent),
+        )
+    }
+}
+
+/// A set of file changes made as one commit by [`commit_batch`]: operations (`wiki apply`),
+/// an import (`wiki ingest`, …), anything that decides what to write from the vault as it is.
+pub trait Batch {
+    /// The files to change, read from `files` (the branch as it is now, under the vault lock).
+    /// Called again, from scratch, when another writer moved the branch before the commit.
+    fn prepare(&mut self, files: &dyn VaultFiles) -> Result<Vec<FileChange>>;
+    /// The commit subject and trailers, once the changes are compiled: `compiled` holds the
+    /// files compile changed besides the prepared ones.
+    fn message(&self, compiled: &[FileChange], agent: &str) -> (String, Vec<(String, String)>);
+}
+
+/// What [`commit_batch`] did.
+#[derive(Debug, Clone, Default)]
+pub struct Committed {
+    /// The prepared files that changed (with their compiled content).
+    pub page_changes: Vec<FileChange>,
+    /// Generated files compile changed (files not changed by the batch itself).
+    pub compile_changes: Vec<FileChange>,
+    /// Every file compile changed, in write order (prepared pages included).
+    pub compiled: Vec<String>,
+    /// The commit (`None`: nothing changed, or a dry run).
+    pub commit: Option<ObjectId>,
+    /// A commit recording human edits made first, if any.
+    pub human_commit: Option<ObjectId>,
+    /// How many times the batch was prepared again because another writer moved the branch.
+    pub retries: usize,
+}
+
+/// Make `batch` one commit: take the vault lock, read the branch, prepare the changes, compile
+/// them (Related blocks, indexes, dashboards, derived caches) and commit everything with the
+/// batch's message and a compare-and-swap on the tip that was read. When another writer moved
+/// the branch in between, the batch is prepared again on the new tip (up to [`MAX_ATTEMPTS`]
+/// times). A dry run (`opts.dry_run`) computes everything and writes nothing; a batch that
+/// changes nothing (compile included) makes no commit.
+pub fn commit_batch(
+    session: &Session,
+    batch: &mut dyn Batch,
+    opts: &BatchOptions<'_>,
+) -> Result<Committed> {
     let mut trace = Tracer::new(opts.trace);
     let lock = if opts.dry_run {
         None
@@ -438,27 +525,17 @@ pub fn apply_batch(
         let base = session.base()?;
         let files = session.files(base)?;
         trace.phase("snapshot");
-        let mut ws = Workspace::new(files.as_ref(), &opts.now);
-        let mut results = Vec::with_capacity(ops.len());
-        for lop in ops {
-            results.push(ws.apply(&lop.op).map_err(|e| match &opts.origin {
-                Some(origin) => e.at(origin, lop.line),
-                None => e,
-            })?);
-        }
-        let mut page_changes = ws.changes();
-        drop(ws);
+        let mut page_changes = batch.prepare(files.as_ref())?;
         trace.phase("operations");
         let (compile_changes, compiled) =
             compile_into(opts.compiler, files.as_ref(), &mut page_changes, &opts.now)?;
         trace.phase("compile");
-        let mut outcome = BatchOutcome {
-            results,
+        let mut outcome = Committed {
             page_changes,
             compile_changes,
             compiled,
             retries,
-            ..BatchOutcome::default()
+            ..Committed::default()
         };
         let Some(lock) = &lock else {
             return Ok(outcome);
@@ -466,6 +543,7 @@ pub fn apply_batch(
         if outcome.page_changes.is_empty() && outcome.compile_changes.is_empty() {
             return Ok(outcome);
         }
+        let (subject, trailers) = batch.message(&outcome.compile_changes, &session.agent);
         // The contents move into the commit request and back (the compiled caches alone are
         // tens of MB on large vaults: no copy).
         let changes: Vec<Change> = outcome
@@ -481,9 +559,9 @@ pub fn apply_batch(
         let req = CommitRequest {
             target: session.target.clone(),
             changes: &changes,
-            subject: subject(&outcome.results, &outcome.compile_changes),
+            subject,
             body: None,
-            trailers: trailers(&outcome.results, &outcome.compile_changes, &session.agent),
+            trailers,
             expected_parent: base,
             create_from: None,
         };

@@ -177,8 +177,8 @@ impl GlobalArgs {
         Ok(config::load()?.vault_path_setting())
     }
 
-    /// The agent to act as: `--agent`, else `$WIKI_AGENT` (normalised: trimmed, lowercased,
-    /// whitespace → `-`), else none (the current branch) — or, when the OpenClaw config sets
+    /// The agent to act as: `--agent`, else `$WIKI_AGENT` (as given: an id that OpenClaw's
+    /// normalisation would change is refused, see [`check_agent_spelling`]), else none (the current branch) — or, when the OpenClaw config sets
     /// `vault.scope: agent`, the configured default agent (see [`config`]).
     pub fn agent_id(&self) -> Result<Option<String>, CliError> {
         Ok(self.agent_setting(&config::load()?)?.value)
@@ -202,6 +202,9 @@ impl GlobalArgs {
             ),
             _ => (None, Source::default_value()),
         };
+        if let Some(raw) = &explicit {
+            check_agent_spelling(raw, &source, cfg)?;
+        }
         let value = cfg.resolve_agent(explicit.as_deref())?;
         Ok(config::Setting::new(value, source))
     }
@@ -216,6 +219,28 @@ impl GlobalArgs {
             _ => Ok(jiff::Timestamp::now()),
         }
     }
+}
+
+/// An explicit agent id (`--agent`, `$WIKI_AGENT`) must already be in OpenClaw's normal form
+/// (trimmed, lowercase, no whitespace: [`config::normalize_agent_id`]), or name an agent of the
+/// OpenClaw config in another spelling (`--agent "Support Team"` for the configured
+/// `support-team`, as the original plugin accepts). Anything else is refused with the normal form
+/// instead of silently acting as another agent (`--agent "a b"` would otherwise write the branch
+/// `agents/a-b`).
+fn check_agent_spelling(
+    raw: &str,
+    source: &config::Source,
+    cfg: &config::WikiConfig,
+) -> Result<(), CliError> {
+    let normal = config::normalize_agent_id(raw);
+    if normal == raw || cfg.agents.contains(&normal) {
+        return Ok(());
+    }
+    let origin = source.via.as_deref().unwrap_or("--agent");
+    Err(CliError::Usage(format!(
+        "{origin} {raw:?}: an agent id is used as given, in its normal form (lowercase, no \
+         spaces): use {normal:?}"
+    )))
 }
 
 fn parse_now(raw: &str, origin: &str) -> Result<jiff::Timestamp, CliError> {

@@ -235,7 +235,8 @@ pub fn normalize_token(raw: &str, from_glossary: bool) -> Option<String> {
     if t.is_empty() || t.chars().count() > 32 || !t.chars().any(char::is_alphanumeric) {
         return None;
     }
-    if t.chars().all(|c| c.is_ascii_digit()) || looks_like_date(&t) {
+    // Numbers (`18789`, `0.7`, `1.2.3`) and dates are not concepts.
+    if !t.chars().any(char::is_alphabetic) || looks_like_date(&t) {
         return None;
     }
     let cjk = t.chars().any(is_cjk);

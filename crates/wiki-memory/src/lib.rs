@@ -12,8 +12,12 @@
 //! * [`workspace`] — where the workspace is, its files and kinds, bounded reads, commits;
 //! * [`retain`] — the `## Retain` format (`W`, `B`, `O(c=…)`, `S`, `@Entity`) and its errors;
 //! * [`facts`] — facts across the notes, filtered by day, entity and kind;
+//! * [`recall`] — recall: lexical, entity, temporal and opinion signals;
 //! * [`search`] — the memory corpus of `wiki-search` (the one memory ranking);
 //! * [`shortterm`] — `memory/.dreams/short-term-recall.json` and `phase-signals.json`;
+//! * [`curated`] — entries of MEMORY.md / USER.md and their trigger, importance and project
+//!   annotations;
+//! * [`triggers`] — trigger recall (§14.7);
 //! * [`concepts`] — concept tags of snippets;
 //! * [`dreams`] — `DREAMS.md`: diary region, backfill entries, deep block;
 //! * [`config`] — the OpenClaw config keys read here;
@@ -22,13 +26,16 @@
 pub mod cmd;
 pub mod concepts;
 pub mod config;
+pub mod curated;
 pub mod dreams;
 pub mod error;
 pub mod facts;
+pub mod recall;
 pub mod retain;
 pub mod search;
 pub mod shortterm;
 pub mod time;
+pub mod triggers;
 pub mod workspace;
 
 pub use error::{Error, Result};

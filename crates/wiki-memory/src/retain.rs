@@ -100,6 +100,8 @@ pub struct Fact {
     pub content: String,
     /// An opinion's confidence.
     pub confidence: Option<f64>,
+    /// The bullet's lines as written (continuation lines included).
+    pub raw: String,
 }
 
 impl Fact {
@@ -207,6 +209,8 @@ pub fn parse(path: &str, day: Option<Date>, text: &str) -> (Vec<Fact>, Vec<Malfo
                 last.content.push(' ');
                 last.content.push_str(more.trim());
                 last.end_line = n;
+                last.raw.push('\n');
+                last.raw.push_str(raw);
                 for e in mentions(more) {
                     push_entity(&mut last.entities, e);
                 }
@@ -228,6 +232,7 @@ pub fn parse(path: &str, day: Option<Date>, text: &str) -> (Vec<Fact>, Vec<Malfo
                 fact.day = day;
                 fact.line = n;
                 fact.end_line = n;
+                fact.raw = raw.to_string();
                 facts.push(fact);
                 continuing = true;
             }
@@ -338,6 +343,7 @@ fn parse_bullet(body: &str) -> Result<Fact, String> {
         entities,
         content: content.to_string(),
         confidence,
+        raw: String::new(),
     })
 }
 

@@ -1,37 +1,8 @@
 //! `wiki memory status|index|search|get|facts` on real workspaces, with the real binary.
 
-use std::path::PathBuf;
+mod common;
 
-use wiki_testkit::{Run, Vault};
-
-/// A vault (git) and a workspace folder beside it.
-struct Env {
-    vault: Vault,
-    ws: PathBuf,
-}
-
-impl Env {
-    fn new() -> Env {
-        let vault = Vault::with_git();
-        vault.run("wiki", &["--vault", ".", "init"]).expect_code(0);
-        let ws = vault.temp().join("ws");
-        std::fs::create_dir_all(ws.join("memory")).unwrap();
-        Env { vault, ws }
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn memory(&self, args: &[&str]) -> Run {
-        let ws = self.ws.to_str().unwrap().to_string();
-        let mut all = vec!["memory", "--workspace", ws.as_str()];
-        all.extend_from_slice(args);
-        self.vault.run("wiki", &all)
-    }
-}
+use common::Env;
 
 const NOTE: &str = "# 2025-11-27\n\nWorked on the Baileys crash today.\n\n## Retain\n- W @Peter: Currently in Marrakech (Nov 27–Dec 1, 2025) for Andy's birthday.\n- B @warelay: I fixed the Baileys WS crash by wrapping connection.update handlers in try/catch.\n- O(c=0.95) @Peter: Prefers concise replies (<1500 chars) on WhatsApp; long content goes into files.\n- S Quiet day otherwise.\n";
 

@@ -24,6 +24,7 @@ pub fn builtin() -> Vec<Subcommand> {
     all.extend(wiki_lint::commands());
     all.extend(wiki_search::commands());
     all.extend(wiki_apply::commands());
+    all.extend(wiki_import::commands());
     all.extend(wiki_status::commands());
     all.extend(wiki_memory::commands());
     all

@@ -16,8 +16,10 @@ use crate::workspace::{self, Workspace};
 pub mod facts;
 pub mod get;
 pub mod index;
+pub mod recall;
 pub mod search;
 pub mod status;
+pub mod triggers;
 
 /// The agent's memory workspace: MEMORY.md, daily notes, DREAMS.md.
 ///
@@ -45,7 +47,9 @@ pub enum Command {
     Index(index::Args),
     Search(search::Args),
     Get(get::Args),
+    Triggers(triggers::Args),
     Facts(facts::Args),
+    Recall(recall::Args),
 }
 
 /// Run `wiki memory <command>`.
@@ -56,7 +60,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Index(a) => index::run(&ctx, a),
         Command::Search(a) => search::run(&ctx, a),
         Command::Get(a) => get::run(&ctx, a),
+        Command::Triggers(a) => triggers::run(&ctx, a),
         Command::Facts(a) => facts::run(&ctx, a),
+        Command::Recall(a) => recall::run(&ctx, a),
     }?;
     Ok(code)
 }

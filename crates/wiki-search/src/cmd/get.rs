@@ -28,7 +28,9 @@ fn at_least_one(s: &str) -> Result<usize, String> {
 ///
 /// Text output prints the content; `--json` prints `{corpus, path, title, kind, content,
 /// fromLine, lineCount, totalLines, truncated, …provenance}` or `null`. A lookup that matches
-/// nothing prints `Wiki page not found: <lookup>` and exits 1.
+/// nothing prints `Wiki page not found: <lookup>` and exits 1; one that names a page that does
+/// not parse prints `path:line: message` on stderr (with `--json`, `wiki-parse`'s error record
+/// on stdout) and exits 1.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Claim id, path, base name or page id.
@@ -71,20 +73,30 @@ fn read_file(
     }
 }
 
+/// What a wiki lookup found.
+enum Found {
+    Page(Box<GetResult>),
+    /// The lookup names a page that does not parse.
+    Broken(wiki_parse::PageError),
+    Nothing,
+}
+
 fn read_page(
     vault: &std::path::Path,
     view: &View,
     path: &str,
-) -> Result<Option<wiki_parse::Page>, CliError> {
+    args: &Args,
+) -> Result<Found, CliError> {
     let Some(bytes) = read_file(vault, view, path)? else {
-        return Ok(None);
+        return Ok(Found::Nothing);
     };
-    wiki_parse::parse_page(path, &bytes)
-        .map(Some)
-        .map_err(|e| CliError::Runtime(e.to_string()))
+    Ok(match wiki_parse::parse_page(path, &bytes) {
+        Ok(page) => Found::Page(Box::new(get::page_result(&page, args.from, args.lines))),
+        Err(e) => Found::Broken(e),
+    })
 }
 
-fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliError> {
+fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
     let (vault, view) = vault_view(global)?;
     let key = get::lookup_key(&args.lookup);
     // 1. Claim id (after a compile), from the claims cache of the same view.
@@ -112,27 +124,35 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Option<GetResult>, CliE
             no_refresh: false,
         };
         let index = crate::open_wiki(&vault, &view, &opts).map_err(cli_error)?;
+        // Every listed page, those that fail to parse (no documents) included: looking one up
+        // by path reports its parse error rather than "not found".
         let paths: Vec<String> = index
             .manifest
             .entries
             .iter()
-            .filter(|e| e.ndocs > 0)
             .map(|e| e.path.clone())
             .collect();
         let ids = index.ids().map_err(cli_error)?;
         target = get::resolve_path(&key, &paths, &ids);
     }
     let Some(path) = target else {
-        return Ok(None);
+        return Ok(Found::Nothing);
     };
-    Ok(read_page(&vault, &view, &path)?.map(|p| get::page_result(&p, args.from, args.lines)))
+    read_page(&vault, &view, &path, args)
 }
 
 /// Run `wiki get`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format = global.format_among(Format::Text, &[Format::Text, Format::Json])?;
     let (wiki, memory) = corpora(args.corpus, args.backend);
-    let mut found = if wiki { find_wiki(global, args)? } else { None };
+    let mut found = None;
+    if wiki {
+        match find_wiki(global, args)? {
+            Found::Page(result) => found = Some(*result),
+            Found::Broken(error) => return report_broken(&error, format),
+            Found::Nothing => {}
+        }
+    }
     if found.is_none() && memory {
         let dir = memory_dir(args.memory.as_deref())?;
         found = get::memory_result(&dir, &get::lookup_key(&args.lookup), args.from, args.lines);
@@ -155,4 +175,21 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     } else {
         exit::FOUND
     })
+}
+
+/// The page the lookup names does not parse: `path:line: message` on stderr, exit 1 (like
+/// `wiki-parse` for such a page), and with `--json` the error record of `wiki-parse`.
+fn report_broken(error: &wiki_parse::PageError, format: Format) -> Result<u8, CliError> {
+    wiki_cli::notice(Some(error.to_string()));
+    if format == Format::Json {
+        let mut out = Output::new();
+        out.json(&serde_json::json!({
+            "type": "error",
+            "path": error.path,
+            "line": error.line,
+            "message": error.message,
+        }))?;
+        out.flush()?;
+    }
+    Ok(exit::FOUND)
 }
