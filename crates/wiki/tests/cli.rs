@@ -222,3 +222,126 @@ fn a_chosen_directory_that_is_no_vault_is_an_error_for_every_command_but_init() 
     v.run("wiki", &["--vault", &plain, "init"]).expect_code(0);
     v.run("wiki", &["--vault", &plain, "lint"]).expect_code(0);
 }
+
+/// A vault with two linked pages, compiled and committed.
+fn two_page_vault() -> Vault {
+    let v = Vault::new();
+    v.run("wiki", &["init"]).expect_code(0);
+    v.write(
+        "entities/a.md",
+        "---\nid: entity.a\npageType: entity\ntitle: A\n---\n# A\n\nSee [[entities/b]].\n",
+    );
+    v.write(
+        "entities/b.md",
+        "---\nid: entity.b\npageType: entity\ntitle: B\nquestions:\n  - Why?\n---\n# B\n",
+    );
+    v.commit_all("two pages");
+    v.run("wiki", &["compile"]).expect_code(0);
+    v
+}
+
+#[test]
+fn lint_prints_its_findings_like_a_linter_then_the_summary() {
+    let v = two_page_vault();
+    v.write(
+        "entities/c.md",
+        "---\npageType: entity\ntitle: C\n---\n# C\n",
+    );
+    let run = v.run("wiki", &["lint"]);
+    run.expect_code(1);
+    let root = v.root.display();
+    assert_eq!(
+        run.stdout,
+        format!(
+            "entities/a.md: missing-source-ids: Non-source page is missing `sourceIds` provenance.\n\
+             entities/a.md: stale-page: Page freshness needs review (missing updatedAt).\n\
+             entities/b.md: missing-source-ids: Non-source page is missing `sourceIds` provenance.\n\
+             entities/b.md:5: open-question: Page lists 1 open question.\n\
+             entities/b.md: stale-page: Page freshness needs review (missing updatedAt).\n\
+             entities/c.md: missing-id: Missing `id` frontmatter.\n\
+             entities/c.md: missing-source-ids: Non-source page is missing `sourceIds` provenance.\n\
+             entities/c.md: stale-page: Page freshness needs review (missing updatedAt).\n\
+             Linted wiki vault at {root} (8 issues, report: {root}/reports/lint.md).\n"
+        )
+    );
+    // No colour into a pipe, even with --color auto.
+    assert!(!run.stdout.contains('\x1b'));
+    let always = v.run("wiki", &["lint", "--color", "always"]);
+    assert!(
+        always.stdout.starts_with(
+            "\x1b[1mentities/a.md\x1b[0m: \x1b[33mmissing-source-ids\x1b[0m: Non-source"
+        ),
+        "{}",
+        always.stdout
+    );
+    assert!(
+        always
+            .stdout
+            .contains("\x1b[1mentities/c.md\x1b[0m: \x1b[1;31mmissing-id\x1b[0m: Missing"),
+        "{}",
+        always.stdout
+    );
+}
+
+#[test]
+fn recording_hand_edits_is_announced_with_the_files_and_the_commit() {
+    let v = two_page_vault();
+    // A page dropped into the vault that links to a.md: compile rewrites both.
+    v.write(
+        "entities/c.md",
+        "---\nid: entity.c\npageType: entity\ntitle: C\n---\n# C\n\nSee [[entities/a]].\n",
+    );
+    let run = v.run("wiki", &["compile"]);
+    run.expect_code(0);
+    let human = v.git(&["log", "--format=%h %s", "--grep=Record human edits"]);
+    let (id, subject) = human
+        .lines()
+        .next()
+        .expect("a hand-edit commit")
+        .split_once(' ')
+        .unwrap();
+    assert_eq!(subject, "Record human edits before compile");
+    assert_eq!(
+        run.stderr,
+        format!("wiki: Recorded hand edits to entities/c.md as commit {id}.\n")
+    );
+    assert_eq!(
+        v.git(&["show", "--name-only", "--format=", id]),
+        "entities/c.md\n"
+    );
+    // Nothing to record: nothing said.
+    v.write(
+        "entities/a.md",
+        v.read("entities/a.md").replace("# A\n", "# A!\n"),
+    );
+    v.commit_all("by hand, committed");
+    let run = v.run("wiki", &["compile"]);
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+    // Through apply, several files at once.
+    v.write("entities/b.md", v.read("entities/b.md") + "\nMore.\n");
+    v.write("entities/a.md", v.read("entities/a.md") + "\nMore.\n");
+    let run = v.run_stdin(
+        "wiki",
+        &["apply"],
+        Some(br#"{"op":"add_question","page":"entity.a","question":"How?"}"#),
+    );
+    run.expect_code(0);
+    let id = v.git(&[
+        "log",
+        "-1",
+        "--format=%h",
+        "--grep=Record human edits before",
+    ]);
+    assert!(
+        run.stderr
+            .starts_with(&format!("wiki: Recorded hand edits to entities/a.md")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!(" as commit {}.\n", id.trim())),
+        "{}",
+        run.stderr
+    );
+}
