@@ -57,5 +57,5 @@ pub fn cli() -> clap::Command {
 }
 
 /// The commands that need no vault: `init` creates one; `status`, `doctor` and `config` report
-/// a missing vault as their finding.
-pub const WITHOUT_VAULT: &[&str] = &["init", "status", "doctor", "config", "help"];
+/// a missing vault as their finding; `parse` reads any directory of Markdown pages.
+pub const WITHOUT_VAULT: &[&str] = &["init", "status", "doctor", "config", "parse", "help"];

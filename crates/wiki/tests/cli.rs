@@ -335,7 +335,7 @@ fn recording_hand_edits_is_announced_with_the_files_and_the_commit() {
     ]);
     assert!(
         run.stderr
-            .starts_with(&format!("wiki: Recorded hand edits to entities/a.md")),
+            .starts_with("wiki: Recorded hand edits to entities/a.md"),
         "{}",
         run.stderr
     );
