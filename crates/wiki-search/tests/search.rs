@@ -1175,7 +1175,11 @@ fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
         .collect();
     assert_eq!(
         citations,
-        ["MEMORY.md#L1", "memory/2026-01-05.md#L1", "memory/lobby.md#L1"]
+        [
+            "MEMORY.md#L1",
+            "memory/2026-01-05.md#L1",
+            "memory/lobby.md#L1"
+        ]
     );
     v.write(
         "concepts/zebra.md",
