@@ -17,6 +17,7 @@ pub mod facts;
 pub mod get;
 pub mod index;
 pub mod recall;
+pub mod reflect;
 pub mod search;
 pub mod status;
 pub mod triggers;
@@ -50,6 +51,7 @@ pub enum Command {
     Triggers(triggers::Args),
     Facts(facts::Args),
     Recall(recall::Args),
+    Reflect(reflect::Args),
 }
 
 /// Run `wiki memory <command>`.
@@ -63,6 +65,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Triggers(a) => triggers::run(&ctx, a),
         Command::Facts(a) => facts::run(&ctx, a),
         Command::Recall(a) => recall::run(&ctx, a),
+        Command::Reflect(a) => reflect::run(&ctx, a),
     }?;
     Ok(code)
 }
