@@ -13,11 +13,15 @@ use wiki_cli::{CliError, Format, GlobalArgs, Output};
 use crate::error::Result;
 use crate::workspace::{self, Workspace};
 
+pub mod bootstrap;
 pub mod facts;
 pub mod get;
+pub mod import;
 pub mod index;
+pub mod promote;
 pub mod recall;
 pub mod reflect;
+pub mod rem_backfill;
 pub mod search;
 pub mod status;
 pub mod triggers;
@@ -27,7 +31,9 @@ pub mod triggers;
 /// Retain (typed facts in `## Retain` sections), recall (lexical, entity, temporal and opinion),
 /// trigger recall, reflection into the vault, dreaming promotion into MEMORY.md with its diary,
 /// imports from other assistants and the session-start bootstrap. Every change to the workspace
-/// is a git commit that `wiki rollback` undoes.
+/// is a git commit that `wiki rollback <commit>` undoes: in the vault's repository when the
+/// workspace is a folder of the vault, else in the workspace's own repository (initialized when
+/// missing; undo there with `wiki --vault <workspace> rollback --no-compile <commit>`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Agent workspace. Default: $WIKI_MEMORY_DIR, else the agent's `workspace` in the OpenClaw
@@ -52,6 +58,10 @@ pub enum Command {
     Facts(facts::Args),
     Recall(recall::Args),
     Reflect(reflect::Args),
+    Promote(promote::Args),
+    RemBackfill(rem_backfill::Args),
+    Bootstrap(bootstrap::Args),
+    Import(import::Args),
 }
 
 /// Run `wiki memory <command>`.
@@ -66,6 +76,10 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Facts(a) => facts::run(&ctx, a),
         Command::Recall(a) => recall::run(&ctx, a),
         Command::Reflect(a) => reflect::run(&ctx, a),
+        Command::Promote(a) => promote::run(&ctx, a),
+        Command::RemBackfill(a) => rem_backfill::run(&ctx, a),
+        Command::Bootstrap(a) => bootstrap::run(&ctx, a),
+        Command::Import(a) => import::run(&ctx, a),
     }?;
     Ok(code)
 }
@@ -184,5 +198,25 @@ pub fn agent_trailer(ctx: &Ctx) -> (String, String) {
     (
         "Wiki-Agent".to_string(),
         ctx.agent.clone().unwrap_or_else(|| "main".to_string()),
+    )
+}
+
+/// Commit `writes` to the workspace's repository with `subject` and a `Wiki-Op: <op>` trailer
+/// (`None`: a dry run, nothing to write, or nothing changed).
+pub fn commit_workspace(
+    ctx: &Ctx,
+    writes: &[workspace::FileWrite],
+    subject: &str,
+    op: &str,
+    dry_run: bool,
+) -> Result<Option<wiki_store::ObjectId>> {
+    if dry_run || writes.is_empty() {
+        return Ok(None);
+    }
+    let repo = ctx.ws.repo(ctx.vault().ok().as_deref())?;
+    repo.commit(
+        writes,
+        subject,
+        &[("Wiki-Op".into(), op.to_string()), agent_trailer(ctx)],
     )
 }
