@@ -98,8 +98,17 @@ pub struct Ctx {
 
 impl Ctx {
     fn new(global: &GlobalArgs, args: &Args) -> Result<Ctx, CliError> {
+        Ctx::for_workspace(global, args.workspace.as_deref())
+    }
+
+    /// The context of a memory operation outside the command line (the MCP server's tools):
+    /// `workspace` is `--workspace`, located like the commands locate it.
+    pub fn for_workspace(
+        global: &GlobalArgs,
+        workspace: Option<&std::path::Path>,
+    ) -> Result<Ctx, CliError> {
         let agent = global.agent_id()?;
-        let ws = workspace::locate(args.workspace.as_deref(), agent.as_deref())?;
+        let ws = workspace::locate(workspace, agent.as_deref())?;
         Ok(Ctx {
             global: global.clone(),
             ws,
