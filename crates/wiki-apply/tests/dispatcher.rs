@@ -103,7 +103,8 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     // WIKI_AUTO_PACK=always: the commit packs what it wrote, here with `gc.autoDetach = false`.
     v.git(&["config", "gc.autoDetach", "false"]);
     let mut cmd = v.command("wiki");
-    cmd.args(["apply"]).env("WIKI_AUTO_PACK", "always");
+    cmd.args(["apply", "--format", "jsonl"])
+        .env("WIKI_AUTO_PACK", "always");
     let r = wiki_testkit::output(
         cmd,
         Some(br#"{"op":"add_question","page":"alpha","question":"Fourth?"}"#),
