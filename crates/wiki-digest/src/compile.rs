@@ -65,8 +65,7 @@ pub struct CompileOptions {
     pub dashboards: bool,
     /// Record the links of re-rendered dashboards in the result pages and the parse cache
     /// (default true). An operation turns it off: nothing it does reads a dashboard's links,
-    /// and extracting them from megabytes of rows cost ~15 ms per operation on a 10,000-page
-    /// vault. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
+    /// and extracting them from megabytes of rows is work for nothing. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
     /// parses them again.
     pub report_links: bool,
 }
@@ -567,8 +566,7 @@ pub fn compile_in_vault(
 }
 
 /// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
-/// cache is saved on another thread (a first compile of 10,000 pages saves ~50 ms of cache
-/// beside a commit that mostly waits for the file system). Without `save` (`wiki compile
+/// cache is saved on another thread (the commit mostly waits for the file system). Without `save` (`wiki compile
 /// --check`, which writes nothing), the cache is only read.
 pub fn compile_in_vault_with<T>(
     snapshot: &Snapshot,

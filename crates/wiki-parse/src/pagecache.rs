@@ -636,7 +636,7 @@ impl ParseCache {
     /// [`ParseCache::parse_hit_with`] for a compile, which reads a dashboard's frontmatter and
     /// text from its own copy of the file: a cached report page that has a frontmatter comes
     /// without its text ([`Page::text`] empty, [`Page::body_offset`] 0). Copying the megabytes
-    /// of a 10,000-page vault's dashboards cost an operation ~2,700 page faults for nothing.
+    /// of a large vault's dashboards would be work for nothing.
     pub fn parse_hit_for_compile(
         &self,
         path: &str,

@@ -81,8 +81,8 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
 
 /// The pages of a vault work tree.
 ///
-/// Listing is the main cost of a warm search (one `statx` per page: about 1.5 µs of kernel time
-/// each, mostly the name lookup, on the benchmark VM). On Linux it is done with `getdents64` and
+/// Listing is the main cost of a warm search (one `statx` per page, mostly the name lookup).
+/// On Linux it is done with `getdents64` and
 /// `statx` relative to directory fds (module `fast`), and a directory whose inode and mtime are
 /// unchanged since it was last read is not read again (its listing comes from `dir_cache`);
 /// elsewhere with `std::fs::read_dir` and `DirEntry::metadata` (`walk_pages`).
