@@ -11,11 +11,11 @@
 //!
 //! # File format
 //!
-//! `WIKIPC`, the format number [`FORMAT`], the length of the index (8 bytes, little endian),
-//! the index ([`Index`], MessagePack through serde: tool version, the caller's label, per
-//! entry its path, blob id, stat data, flags and payload length), the payloads one after the
-//! other (each the MessagePack of `(PageInfo, TextLayout)`: the field lists are the types'
-//! serde derives, nothing else), and a 64-bit checksum of everything before it. Payloads are
+//! A sealed file ([`crate::sealed`]: magic `WIKIPC`, format number [`FORMAT`], checksum) whose
+//! value is the index ([`Index`]: tool version, the caller's label, per entry its path, blob
+//! id, stat data, flags and payload length), followed by the payloads one after the other (each
+//! the MessagePack of `(PageInfo, TextLayout)`: the field lists are the types' serde derives,
+//! nothing else). Payloads are
 //! decoded on lookup, so a run that needs a few pages decodes a few. A file that is truncated,
 //! fails the checksum, has another format number, comes from another tool version or does not
 //! decode is ignored as a whole (every page is parsed again), so an old or damaged cache can
@@ -65,7 +65,7 @@ const DELTA_MAGIC: &[u8; 6] = b"WIKIPD";
 /// The layout of both files: raised whenever it or the serde form of a cached type changes, so
 /// that a file of another layout is rebuilt, never misread (the tool version in the index
 /// guards the same between releases).
-pub const FORMAT: u8 = 6;
+pub const FORMAT: u32 = 6;
 /// Changed entries past which a save writes the whole cache instead of a delta.
 const DELTA_MAX_ENTRIES: usize = 256;
 
@@ -190,6 +190,7 @@ struct Index {
 struct Entry {
     /// (Moved out into the key of [`ParseCache::entries`] once read.)
     path: String,
+    #[serde(with = "serde_bytes")]
     blob: [u8; 20],
     stat: Option<FileStat>,
     /// [`PageInfo::claims_complete`] of the cached page.
@@ -228,44 +229,24 @@ impl Entry {
     }
 }
 
-/// A file's bytes: `magic`, [`FORMAT`], the index's length and MessagePack, the payloads, and
-/// the checksum of all that.
+/// A cache or delta file: the index sealed ([`crate::sealed`]) with the payloads after it.
 fn write_file(magic: &[u8], index: &Index, payloads: &[u8]) -> Vec<u8> {
-    // Plain structs of strings and numbers always serialize; an empty index would only make a
-    // file every reader ignores.
-    let head = rmp_serde::to_vec_named(index).unwrap_or_default();
-    let mut out = Vec::with_capacity(magic.len() + 17 + head.len() + payloads.len());
-    out.extend_from_slice(magic);
-    out.push(FORMAT);
-    out.extend_from_slice(&(head.len() as u64).to_le_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(payloads);
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+    crate::sealed::seal(magic, FORMAT, index, payloads)
 }
 
 /// The index of a file [`write_file`] wrote, each entry's `start` set, and the file's checksum;
-/// `None` when the checksum, magic, format, tool version or payload lengths do not match.
+/// `None` when it is not such a file of this format and tool version, or is damaged.
 fn read_file(buf: &[u8], magic: &[u8]) -> Option<(Index, u64)> {
-    let (body, sum) = buf.split_last_chunk::<8>()?;
-    let sum = u64::from_le_bytes(*sum);
-    if checksum(body) != sum {
-        return None;
-    }
-    let rest = body.strip_prefix(magic)?.strip_prefix(&[FORMAT])?;
-    let (len, rest) = rest.split_first_chunk::<8>()?;
-    let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
-    let mut index: Index = rmp_serde::from_slice(rest.get(..len)?).ok()?;
+    let (mut index, payloads, sum) = crate::sealed::unseal::<Index>(buf, magic, FORMAT).ok()?;
     if index.tool != tool_id() {
         return None;
     }
-    let mut at = body.len() - rest.len() + len;
+    let mut at = payloads.start;
     for e in &mut index.entries {
         e.start = at;
         at = at.checked_add(e.len)?;
     }
-    (at == body.len()).then_some((index, sum))
+    (at == payloads.end).then_some((index, sum))
 }
 
 /// The payload of a page: its MessagePack (`None` if it does not serialize: the page is left
@@ -1285,7 +1266,7 @@ mod tests {
             body
         };
         let mut old = bytes.clone();
-        old[MAGIC.len()] = FORMAT - 1;
+        old[MAGIC.len()] = (FORMAT - 1) as u8;
         assert!(ParseCache::from_bytes(resealed(old)).is_none());
         let (index, _) = read_file(&bytes, MAGIC).unwrap();
         let other = Index {
