@@ -1146,7 +1146,10 @@ fn digest_outputs(
 }
 
 /// Links (or only the blob id, without `report_links`) of the re-rendered dashboards.
-type DashboardLinks<'a> = Vec<(&'a String, Result<(Vec<wiki_parse::links::Link>, String), PageError>)>;
+type DashboardLinks<'a> = Vec<(
+    &'a String,
+    Result<(Vec<wiki_parse::links::Link>, String), PageError>,
+)>;
 
 /// The links of the dashboards `pending` names (path, index in `changes`), in parallel.
 fn dashboard_links<'a>(

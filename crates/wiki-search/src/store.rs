@@ -149,8 +149,7 @@ impl Manifest {
         if !m.segments.iter().all(|s| valid_segment_name(s)) {
             return Err(corrupt("bad segment name".into()));
         }
-        if m
-            .entries
+        if m.entries
             .iter()
             .any(|e| e.seg != NONE && e.seg as usize >= m.segments.len())
         {
