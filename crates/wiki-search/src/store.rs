@@ -130,7 +130,7 @@ pub struct Manifest {
     /// Live documents.
     pub live_docs: u64,
     /// Sum of field lengths over live documents.
-    pub sum_lens: [u64; FIELDS],
+    pub sum_lens: [u64; crate::doc::FIELDS],
 }
 
 impl Manifest {
