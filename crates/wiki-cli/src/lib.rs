@@ -18,6 +18,9 @@
 //!   clean exit (0).
 //! * **stdout is data, stderr is talk**: [`Output`] writes JSON Lines records (each with a `type`
 //!   field) or text; errors go to stderr as `<program>: error: <message>`.
+//! * **One output convention** ([`output`]): porcelain `wiki <command>` prints text for people
+//!   (coloured only on a terminal, `--color`, `$NO_COLOR`), `--json` / `--format jsonl` give data
+//!   on every command, plumbing binaries print JSON Lines; large results are summarised.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +29,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 pub mod config;
+pub mod output;
 
 /// Exit codes shared by every binary.
 pub mod exit {
@@ -81,6 +85,17 @@ pub struct GlobalArgs {
     /// Pin the clock (RFC 3339, e.g. 2026-04-05T12:00:00Z). Default: $WIKI_NOW, else the system clock.
     #[arg(long, global = true, value_name = "TIMESTAMP")]
     pub now: Option<String>,
+
+    /// Colour text output: auto (only on a terminal, and not when $NO_COLOR is set), always,
+    /// never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    pub color: output::ColorChoice,
 }
 
 /// Errors raised by the shared plumbing.
@@ -132,11 +147,15 @@ impl GlobalArgs {
         }
     }
 
-    /// Reject formats a command cannot produce.
+    /// Reject formats a command cannot produce. A command whose data is one JSON document
+    /// (`--json`) also takes `--format jsonl`: the document on one line ([`Output::json`]).
     pub fn format_among(&self, default: Format, allowed: &[Format]) -> Result<Format, CliError> {
         let format = self.format_or(default);
         if allowed.contains(&format) {
             Ok(format)
+        } else if format == Format::Jsonl && allowed.contains(&Format::Json) {
+            output::set_one_line_json();
+            Ok(Format::Json)
         } else {
             let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
             Err(CliError::Usage(format!(
@@ -175,6 +194,34 @@ impl GlobalArgs {
             ));
         }
         Ok(config::load()?.vault_path_setting())
+    }
+
+    /// Refuse a vault chosen explicitly (`--vault`, `$WIKI_VAULT`) that is not one: a usage error
+    /// naming the directory and how to create a vault there, instead of a command that runs on
+    /// nothing and reports "no results".
+    pub fn require_chosen_vault(&self) -> Result<(), CliError> {
+        let setting = self.vault_setting()?;
+        let origin = match setting.source.kind {
+            config::SourceKind::Flag => "--vault",
+            config::SourceKind::Environment => "$WIKI_VAULT",
+            _ => return Ok(()),
+        };
+        let dir = &setting.value;
+        if dir.join(VAULT_MARKER_DIR).is_dir() {
+            return Ok(());
+        }
+        let what = if dir.is_dir() {
+            format!("not a wiki vault (no {VAULT_MARKER_DIR}/ directory)")
+        } else if dir.exists() {
+            "not a directory".to_string()
+        } else {
+            "no such directory".to_string()
+        };
+        Err(CliError::Usage(format!(
+            "{origin} {}: {what}; create a vault there with `wiki init {}`",
+            dir.display(),
+            dir.display()
+        )))
     }
 
     /// The agent to act as: `--agent`, else `$WIKI_AGENT` (as given: an id that OpenClaw's
@@ -372,9 +419,14 @@ impl Output {
         Ok(())
     }
 
-    /// Write one pretty JSON document followed by a newline.
+    /// Write one pretty JSON document followed by a newline (on one line when `--format jsonl`
+    /// asked for it, see [`GlobalArgs::format_among`]).
     pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
-        serde_json::to_writer_pretty(&mut self.out, value).map_err(write_error)?;
+        if output::one_line_json() {
+            serde_json::to_writer(&mut self.out, value).map_err(write_error)?;
+        } else {
+            serde_json::to_writer_pretty(&mut self.out, value).map_err(write_error)?;
+        }
         self.out.write_all(b"\n")?;
         Ok(())
     }
@@ -440,12 +492,11 @@ pub fn main_wrapper(program: &str, body: impl FnOnce() -> Result<u8, CliError>) 
     }
 }
 
-/// Print a clap error and exit with our code: `--help`/`--version` exit 0, usage errors exit 2.
+/// Print a clap error and exit with our code: `--help`/`--version` exit 0, usage errors exit 2
+/// (a command group without its command, such as `wiki memory`, prints its help and exits 2).
 fn exit_on_clap_error(err: clap::Error) -> ! {
     let code = match err.kind() {
-        clap::error::ErrorKind::DisplayHelp
-        | clap::error::ErrorKind::DisplayVersion
-        | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => exit::OK,
         _ => exit::ERROR,
     };
     let _ = err.print();

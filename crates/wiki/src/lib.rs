@@ -6,8 +6,11 @@
 //! `--now`) are defined once in [`wiki_cli::GlobalArgs`]; for external commands they are passed
 //! on as environment variables (`WIKI_VAULT`, `WIKI_AGENT`, `WIKI_NOW`, `WIKI_FORMAT`).
 
+pub mod completions;
 pub mod init;
 pub mod man;
+pub mod new;
+pub mod usage;
 
 use wiki_cli::Subcommand;
 
@@ -19,6 +22,12 @@ pub fn builtin() -> Vec<Subcommand> {
         init::Args,
         init::run
     )];
+    all.push(wiki_cli::subcommand!(
+        "new",
+        "Start a page from its kind's template and commit it",
+        new::Args,
+        new::run
+    ));
     all.extend(wiki_parse::commands());
     all.extend(wiki_digest::commands());
     all.extend(wiki_lint::commands());
@@ -27,6 +36,12 @@ pub fn builtin() -> Vec<Subcommand> {
     all.extend(wiki_import::commands());
     all.extend(wiki_status::commands());
     all.extend(wiki_memory::commands());
+    all.push(wiki_cli::subcommand!(
+        "completions",
+        "Print the shell completion script (bash, zsh, fish, elvish, powershell)",
+        completions::Args,
+        completions::run
+    ));
     all
 }
 
@@ -41,10 +56,28 @@ pub fn cli() -> clap::Command {
              available as `wiki <name>`.",
         )
         .subcommand_required(true)
-        .arg_required_else_help(true)
         .allow_external_subcommands(true);
     for sub in builtin() {
-        cmd = cmd.subcommand((sub.command)());
+        let mut sub_cmd = (sub.command)();
+        if let Some(examples) = usage::examples(sub.name) {
+            sub_cmd = sub_cmd.after_help(usage::examples_help(examples));
+        }
+        if let Some(line) = usage::usage_override(sub.name) {
+            sub_cmd = sub_cmd.override_usage(line);
+        }
+        cmd = cmd.subcommand(sub_cmd);
     }
     cmd
 }
+
+/// The commands that need no vault: `init` creates one; `status`, `doctor` and `config` report
+/// a missing vault as their finding; `parse` reads any directory of Markdown pages.
+pub const WITHOUT_VAULT: &[&str] = &[
+    "init",
+    "status",
+    "doctor",
+    "config",
+    "parse",
+    "completions",
+    "help",
+];
