@@ -202,8 +202,8 @@ impl Compiler for NoCompile {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DigestCompiler {
     /// Fill in [`FileChange::before`] of the files compile changes (diffs of `--dry-run`);
-    /// otherwise it is `None` for them (reading the 18 MB digest of a 10,000-page vault and the
-    /// dashboards again only to drop them costs ~10 ms).
+    /// otherwise it is `None` for them (an operation would read the whole digest and the
+    /// dashboards again only to drop them).
     pub keep_before: bool,
     /// The OpenClaw config's render settings (so an operation compiles as `wiki compile` does).
     pub render: wiki_digest::RenderConfig,

@@ -65,8 +65,7 @@ pub struct CompileOptions {
     pub dashboards: bool,
     /// Record the links of re-rendered dashboards in the result pages and the parse cache
     /// (default true). An operation turns it off: nothing it does reads a dashboard's links,
-    /// and extracting them from megabytes of rows cost ~15 ms per operation on a 10,000-page
-    /// vault. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
+    /// and extracting them from megabytes of rows is work for nothing. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
     /// parses them again.
     pub report_links: bool,
 }
@@ -567,8 +566,7 @@ pub fn compile_in_vault(
 }
 
 /// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
-/// cache is saved on another thread (a first compile of 10,000 pages saves ~50 ms of cache
-/// beside a commit that mostly waits for the file system). Without `save` (`wiki compile
+/// cache is saved on another thread (the commit mostly waits for the file system). Without `save` (`wiki compile
 /// --check`, which writes nothing), the cache is only read.
 pub fn compile_in_vault_with<T>(
     snapshot: &Snapshot,
@@ -732,7 +730,6 @@ fn compile_inner(
     opts: &CompileOptions,
     inc: Incremental<'_>,
 ) -> CompileResult {
-    let related_scope = inc.related_scope;
     let now_ms = opts.now.as_millisecond();
     let now_iso = wiki_cli::iso_millis(opts.now);
     let render_mode = opts
@@ -745,90 +742,18 @@ fn compile_inner(
         errors,
     } = parsed;
     let mut changes: Vec<Change> = Vec::new();
-    let mut t = std::time::Instant::now();
-    // Related blocks are computed on page texts: read those the parse left on disk.
-    if let Some(unloaded) = inc.unloaded.filter(|u| !u.is_empty())
-        && opts.backlinks
-        && related_scope.is_none_or(|only| !only.is_empty())
-    {
-        parsed_pages
-            .par_iter_mut()
-            .filter(|p| related_scope.is_none_or(|only| only.contains(&p.path)))
-            .for_each(|p| {
-                if let Some(offset) = unloaded.get(&p.path) {
-                    snapshot.load_text(p, *offset);
-                }
-            });
-        t = trace("related (read pages)", t);
-    }
-
-    // 2. Related blocks (none to recompute when the scope is empty).
-    let mut new_related: HashMap<usize, Option<u64>> = HashMap::new();
-    if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
-        // New texts with their blob ids and Related checksums, all computed in parallel.
-        let updates: Vec<(usize, String, String, Option<u64>)> = {
-            let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
-            let order = title_order(infos.iter().copied());
-            let rel = RelatedIndex::new(&order, linker);
-            let mut position: HashMap<&str, usize> = HashMap::with_capacity(parsed_pages.len());
-            for (i, p) in parsed_pages.iter().enumerate() {
-                position.insert(p.path.as_str(), i);
-            }
-            order
-                .par_iter()
-                .filter(|info| related_scope.is_none_or(|only| only.contains(&info.path)))
-                .filter_map(|info| {
-                    let i = *position.get(info.path.as_str())?;
-                    let page = &parsed_pages[i];
-                    if page.text.trim().is_empty() {
-                        return None;
-                    }
-                    let body = rel.body(&page.path)?;
-                    let updated = replace_managed_block(&page.text, &Block::related(), &body);
-                    (updated != page.text).then(|| {
-                        let blob = git_blob_id(updated.as_bytes());
-                        let related = wiki_parse::pagecache::related_checksum(&updated);
-                        (i, updated, blob, related)
-                    })
-                })
-                .collect()
-        };
-        changes.reserve(updates.len());
-        for (i, text, blob, related) in updates {
-            let page = &mut parsed_pages[i];
-            changes.push(Change::write(page.path.clone(), text).with_blob_hex(&blob));
-            page.info.blob_id = blob;
-            new_related.insert(i, related);
-        }
-    }
-    t = trace("related", t);
-    // Text layouts for the parse cache, of the pages whose entry is written anew. The pages the
-    // cache holds unchanged (hits: not misses, not dashboards, Related block untouched) get none:
-    // their entries are copied when it is saved (dashboards rendered below get the layout of
-    // their new text).
-    let hit = |i: usize, p: &Page| {
-        !new_related.contains_key(&i)
-            && p.kind != wiki_parse::PageKind::Report
-            && inc.misses.is_some_and(|m| !m.contains(&p.path))
+    let t = std::time::Instant::now();
+    // 1. Related blocks (none to recompute when the scope is empty).
+    let related_scope = inc.related_scope;
+    let new_related = if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
+        load_unloaded_texts(snapshot, &mut parsed_pages, &inc);
+        related_blocks(&mut parsed_pages, related_scope, linker, &mut changes)
+    } else {
+        HashMap::new()
     };
-    let mut layouts: HashMap<String, TextLayout> = parsed_pages
-        .par_iter()
-        .enumerate()
-        .filter(|(i, p)| !hit(*i, p))
-        .map(|(i, p)| {
-            let related = match new_related.get(&i) {
-                Some(related) => *related,
-                None => wiki_parse::pagecache::related_checksum(&p.text),
-            };
-            let layout = TextLayout {
-                body_offset: p.body_offset,
-                has_frontmatter: p.has_frontmatter,
-                related,
-            };
-            (p.path.clone(), layout)
-        })
-        .collect();
-    t = trace("layouts", t);
+    let t = trace("related", t);
+    let mut layouts = text_layouts(&parsed_pages, &new_related, inc.misses);
+    let mut t = trace("layouts", t);
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages
         .iter_mut()
@@ -838,7 +763,7 @@ fn compile_inner(
         page.body_offset = 0;
     }
 
-    // 3. Dashboards.
+    // 2. Dashboards.
     let selected: Vec<Dashboard> = DASHBOARDS
         .iter()
         .copied()
@@ -969,39 +894,18 @@ fn compile_inner(
         clusters_shared = same_order;
     }
 
-    t = trace("dashboards", t);
+    let t = trace("dashboards", t);
     let order_idx = title_idx.unwrap_or_else(|| title_order_idx(&parsed_pages));
     let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();
     let counts = PageCounts::of(order.iter().copied());
     let claim_count = digest::claim_count(&order);
 
-    t = trace("order", t);
-    // 4. Digest and claims (beside the links of the re-rendered dashboards).
-    let (reused, links) = rayon::join(
-        || {
-            inc.digest.and_then(|(cache, misses, claims_sum)| {
-                let fresh = reports::Clusters::new();
-                let clusters = if clusters_shared { &clusters } else { &fresh };
-                let (agent, claims) = reuse_digest(
-                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters,
-                )?;
-                Some((agent, claims.ok_or(claims_sum)))
-            })
-        },
-        || {
-            pending_links
-                .par_iter()
-                .map(|(path, at)| {
-                    let bytes = changes[*at].content.as_deref().unwrap_or_default();
-                    let found = if opts.report_links {
-                        wiki_parse::page::page_links(path, bytes)
-                    } else {
-                        Ok((Vec::new(), wiki_parse::page::git_blob_id(bytes)))
-                    };
-                    (path, found)
-                })
-                .collect::<Vec<_>>()
-        },
+    // 3. Digest and claims (beside the links of the re-rendered dashboards).
+    let fresh = reports::Clusters::new();
+    let clusters = if clusters_shared { &clusters } else { &fresh };
+    let (outputs, links) = rayon::join(
+        || digest_outputs(snapshot, &order, &counts, &errors, now_ms, clusters, &inc),
+        || dashboard_links(&pending_links, &changes, opts.report_links),
     );
     if tracing() {
         wiki_cli::warn(
@@ -1010,92 +914,18 @@ fn compile_inner(
                 "compile related scope {}, dashboards {}, digest reused {}",
                 related_scope.map_or("all".to_string(), |s| s.len().to_string()),
                 selected.len(),
-                reused.is_some()
+                outputs.reused
             ),
         );
     }
-    t = trace("digest (reuse)", t);
-    // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
-    // added back).
-    let ((agent, agent_sum), claims) = reused.unwrap_or_else(|| {
-        let (agent, claims) = rayon::join(
-            || digest::agent_digest(&order, &counts, &errors, now_ms).into_bytes(),
-            || digest::claims_jsonl(&order, now_ms).into_bytes(),
-        );
-        ((agent, None), Ok((claims, None)))
-    });
-    // Recorded for the next compile (when reports carry no claims: their old lines could not be
-    // found again, they are not in the parse cache).
-    let recorded = order
-        .iter()
-        .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
-        .then(|| {
-            // Checksums of 30 MB of output on a 10,000-page vault (unless computed as the
-            // files were spliced), and the clock window: side by side.
-            use wiki_parse::pagecache::block_checksum;
-            let ((digest, claims), window) = rayon::join(
-                || {
-                    rayon::join(
-                        || agent_sum.unwrap_or_else(|| block_checksum(&agent)),
-                        || match &claims {
-                            Ok((text, sum)) => sum.unwrap_or_else(|| block_checksum(text)),
-                            Err(current) => *current,
-                        },
-                    )
-                },
-                || crate::cache::validity_of(&order, now_ms),
-            );
-            crate::reuse::Recorded {
-                digest,
-                claims,
-                window,
-                // Set once the index files are known (below).
-                reports: 0,
-            }
-        });
-    t = trace("digest (record)", t);
-    // Written last (after the indexes): derived files stay out of the commit, and keeping them at
-    // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
-    // page texts; see `derived::prepare`).
-    let mut derived_changes: Vec<Change> = Vec::new();
-    for (path, text) in [
-        (wiki_parse::layout::AGENT_DIGEST_PATH, Some(agent)),
-        (
-            wiki_parse::layout::CLAIMS_PATH,
-            claims.ok().map(|(text, _)| text),
-        ),
-    ] {
-        // (Seeded files are not the snapshot's own: written even when they stay the same.)
-        if let Some(text) = text
-            && snapshot.own(path) != Some(text.as_slice())
-        {
-            derived_changes.push(Change::write(path, text));
-        }
-    }
+    let t = trace("digest+claims", t);
 
-    t = trace("digest+claims", t);
-    // 5. Indexes (unless known to be current).
-    let index_files = if inc.indexes_current {
-        Vec::new()
-    } else {
-        index::index_files()
-    };
-    for (path, title, block) in index_files {
-        let body = match wiki_parse::PageKind::from_path(&path) {
-            Some(kind) => index::dir_body(&order, kind, linker),
-            None => index::root_body(&order, &counts, linker),
-        };
-        let original = match snapshot.get(&path) {
-            Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-            None => format!("# {title}\n"),
-        };
-        let updated = replace_managed_block(&original, &block, &body);
-        if snapshot.get(&path) != Some(updated.as_bytes()) {
-            changes.push(Change::write(path, updated));
-        }
+    // 4. Indexes (unless known to be current), then the derived files.
+    if !inc.indexes_current {
+        changes.extend(index_changes(snapshot, &order, &counts, linker));
     }
     drop(order);
-    let recorded = recorded.map(|r| crate::reuse::Recorded {
+    let recorded = outputs.recorded.map(|r| crate::reuse::Recorded {
         reports: current_reports_checksum(
             snapshot,
             &changes,
@@ -1104,24 +934,16 @@ fn compile_inner(
         ),
         ..r
     });
-    changes.extend(derived_changes);
+    changes.extend(outputs.changes);
     trace("indexes", t);
 
-    // The commit takes the blob ids of the dashboards from here (hashed once).
-    for ((_, at), (_, found)) in pending_links.iter().zip(&links) {
-        if let Ok((_, blob)) = found {
-            changes[*at].blob = wiki_store::ObjectId::from_hex(blob.as_bytes()).ok();
-        }
-    }
-    // (The bytes parsed without their links above: reading them again cannot fail.)
-    let mut links: HashMap<&String, _> = links.into_iter().collect();
-    for page in parsed_pages.iter_mut() {
-        if let Some(Ok((found, blob_id))) = links.remove(&page.path) {
-            page.info.links = found;
-            page.info.blob_id = blob_id;
-            page.info.links_omitted = !opts.report_links;
-        }
-    }
+    set_dashboard_links(
+        &pending_links,
+        links,
+        &mut changes,
+        &mut parsed_pages,
+        opts.report_links,
+    );
     let pages = pages_in_order(parsed_pages, order_idx);
     CompileResult {
         changes,
@@ -1136,8 +958,271 @@ fn compile_inner(
     }
 }
 
+/// Related blocks are computed on page texts: read those the parse left on disk (in the
+/// Related scope).
+fn load_unloaded_texts(snapshot: &Snapshot, pages: &mut [Page], inc: &Incremental<'_>) {
+    let Some(unloaded) = inc.unloaded.filter(|u| !u.is_empty()) else {
+        return;
+    };
+    let scope = inc.related_scope;
+    pages
+        .par_iter_mut()
+        .filter(|p| scope.is_none_or(|only| only.contains(&p.path)))
+        .for_each(|p| {
+            if let Some(offset) = unloaded.get(&p.path) {
+                snapshot.load_text(p, *offset);
+            }
+        });
+}
+
+/// Rewrite the Related block of the pages in `scope` (all: `None`) whose block changes, as
+/// `changes`; the Related checksum of each rewritten page, by index.
+fn related_blocks(
+    pages: &mut [Page],
+    scope: Option<&HashSet<String>>,
+    linker: Linker,
+    changes: &mut Vec<Change>,
+) -> HashMap<usize, Option<u64>> {
+    // New texts with their blob ids and Related checksums, all computed in parallel.
+    let updates: Vec<(usize, String, String, Option<u64>)> = {
+        let infos: Vec<&PageInfo> = pages.iter().map(|p| &p.info).collect();
+        let order = title_order(infos.iter().copied());
+        let rel = RelatedIndex::new(&order, linker);
+        let mut position: HashMap<&str, usize> = HashMap::with_capacity(pages.len());
+        for (i, p) in pages.iter().enumerate() {
+            position.insert(p.path.as_str(), i);
+        }
+        order
+            .par_iter()
+            .filter(|info| scope.is_none_or(|only| only.contains(&info.path)))
+            .filter_map(|info| {
+                let i = *position.get(info.path.as_str())?;
+                let page = &pages[i];
+                if page.text.trim().is_empty() {
+                    return None;
+                }
+                let body = rel.body(&page.path)?;
+                let updated = replace_managed_block(&page.text, &Block::related(), &body);
+                (updated != page.text).then(|| {
+                    let blob = git_blob_id(updated.as_bytes());
+                    let related = wiki_parse::pagecache::related_checksum(&updated);
+                    (i, updated, blob, related)
+                })
+            })
+            .collect()
+    };
+    let mut new_related = HashMap::with_capacity(updates.len());
+    changes.reserve(updates.len());
+    for (i, text, blob, related) in updates {
+        let page = &mut pages[i];
+        changes.push(Change::write(page.path.clone(), text).with_blob_hex(&blob));
+        page.info.blob_id = blob;
+        new_related.insert(i, related);
+    }
+    new_related
+}
+
+/// Text layouts for the parse cache, of the pages whose entry is written anew. The pages the
+/// cache holds unchanged (hits: not misses, not dashboards, Related block untouched) get none:
+/// their entries are copied when it is saved (dashboards rendered later get the layout of
+/// their new text).
+fn text_layouts(
+    pages: &[Page],
+    new_related: &HashMap<usize, Option<u64>>,
+    misses: Option<&HashSet<String>>,
+) -> HashMap<String, TextLayout> {
+    let hit = |i: usize, p: &Page| {
+        !new_related.contains_key(&i)
+            && p.kind != wiki_parse::PageKind::Report
+            && misses.is_some_and(|m| !m.contains(&p.path))
+    };
+    pages
+        .par_iter()
+        .enumerate()
+        .filter(|(i, p)| !hit(*i, p))
+        .map(|(i, p)| {
+            let related = match new_related.get(&i) {
+                Some(related) => *related,
+                None => wiki_parse::pagecache::related_checksum(&p.text),
+            };
+            let layout = TextLayout {
+                body_offset: p.body_offset,
+                has_frontmatter: p.has_frontmatter,
+                related,
+            };
+            (p.path.clone(), layout)
+        })
+        .collect()
+}
+
+/// The digest and claims files of a compile and what the next compile records of them.
+struct DigestOutputs {
+    /// Writes of `agent-digest.json` and `claims.jsonl` (those that change).
+    changes: Vec<Change>,
+    /// The record, without the index files' checksum (known later).
+    recorded: Option<crate::reuse::Recorded>,
+    /// Whether the cached digest objects and claim lines were reused.
+    reused: bool,
+}
+
+/// The digest and claims (reusing the cached compile's where `inc` allows), as changes.
+fn digest_outputs(
+    snapshot: &Snapshot,
+    order: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    clusters: &reports::Clusters,
+    inc: &Incremental<'_>,
+) -> DigestOutputs {
+    let t = std::time::Instant::now();
+    let reused = inc.digest.and_then(|(cache, misses, claims_sum)| {
+        let (agent, claims) = reuse_digest(
+            snapshot, order, counts, errors, now_ms, cache, misses, clusters,
+        )?;
+        Some((agent, claims.ok_or(claims_sum)))
+    });
+    let was_reused = reused.is_some();
+    let t = trace("digest (reuse)", t);
+    // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
+    // added back).
+    let ((agent, agent_sum), claims) = reused.unwrap_or_else(|| {
+        let (agent, claims) = rayon::join(
+            || digest::agent_digest(order, counts, errors, now_ms).into_bytes(),
+            || digest::claims_jsonl(order, now_ms).into_bytes(),
+        );
+        ((agent, None), Ok((claims, None)))
+    });
+    // Recorded for the next compile (when reports carry no claims: their old lines could not be
+    // found again, they are not in the parse cache).
+    let recorded = order
+        .iter()
+        .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
+        .then(|| {
+            // Checksums of the outputs (unless computed as the files were spliced), and the
+            // clock window: side by side.
+            use wiki_parse::pagecache::block_checksum;
+            let ((digest, claims), window) = rayon::join(
+                || {
+                    rayon::join(
+                        || agent_sum.unwrap_or_else(|| block_checksum(&agent)),
+                        || match &claims {
+                            Ok((text, sum)) => sum.unwrap_or_else(|| block_checksum(text)),
+                            Err(current) => *current,
+                        },
+                    )
+                },
+                || crate::cache::validity_of(order, now_ms),
+            );
+            crate::reuse::Recorded {
+                digest,
+                claims,
+                window,
+                // Set once the index files are known.
+                reports: 0,
+            }
+        });
+    trace("digest (record)", t);
+    // Written last (after the indexes): derived files stay out of the commit, and keeping them at
+    // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
+    // page texts; see `derived::prepare`).
+    let mut changes = Vec::new();
+    for (path, text) in [
+        (AGENT_DIGEST_PATH, Some(agent)),
+        (CLAIMS_PATH, claims.ok().map(|(text, _)| text)),
+    ] {
+        // (Seeded files are not the snapshot's own: written even when they stay the same.)
+        if let Some(text) = text
+            && snapshot.own(path) != Some(text.as_slice())
+        {
+            changes.push(Change::write(path, text));
+        }
+    }
+    DigestOutputs {
+        changes,
+        recorded,
+        reused: was_reused,
+    }
+}
+
+/// Links (or only the blob id, without `report_links`) of the re-rendered dashboards.
+type DashboardLinks<'a> = Vec<(
+    &'a String,
+    Result<(Vec<wiki_parse::links::Link>, String), PageError>,
+)>;
+
+/// The links of the dashboards `pending` names (path, index in `changes`), in parallel.
+fn dashboard_links<'a>(
+    pending: &'a [(String, usize)],
+    changes: &[Change],
+    report_links: bool,
+) -> DashboardLinks<'a> {
+    pending
+        .par_iter()
+        .map(|(path, at)| {
+            let bytes = changes[*at].content.as_deref().unwrap_or_default();
+            let found = if report_links {
+                wiki_parse::page::page_links(path, bytes)
+            } else {
+                Ok((Vec::new(), wiki_parse::page::git_blob_id(bytes)))
+            };
+            (path, found)
+        })
+        .collect()
+}
+
+/// Put the dashboards' links ([`dashboard_links`]) into their pages, and their blob ids into
+/// their changes (the commit takes them from there: hashed once).
+fn set_dashboard_links(
+    pending: &[(String, usize)],
+    links: DashboardLinks<'_>,
+    changes: &mut [Change],
+    pages: &mut [Page],
+    report_links: bool,
+) {
+    for ((_, at), (_, found)) in pending.iter().zip(&links) {
+        if let Ok((_, blob)) = found {
+            changes[*at].blob = wiki_store::ObjectId::from_hex(blob.as_bytes()).ok();
+        }
+    }
+    // (The bytes parsed without their links before: reading them again cannot fail.)
+    let mut links: HashMap<&String, _> = links.into_iter().collect();
+    for page in pages.iter_mut() {
+        if let Some(Ok((found, blob_id))) = links.remove(&page.path) {
+            page.info.links = found;
+            page.info.blob_id = blob_id;
+            page.info.links_omitted = !report_links;
+        }
+    }
+}
+
+/// The index files whose managed block changes.
+fn index_changes(
+    snapshot: &Snapshot,
+    order: &[&PageInfo],
+    counts: &PageCounts,
+    linker: Linker,
+) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for (path, title, block) in index::index_files() {
+        let body = match wiki_parse::PageKind::from_path(&path) {
+            Some(kind) => index::dir_body(order, kind, linker),
+            None => index::root_body(order, counts, linker),
+        };
+        let original = match snapshot.get(&path) {
+            Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            None => format!("# {title}\n"),
+        };
+        let updated = replace_managed_block(&original, &block, &body);
+        if snapshot.get(&path) != Some(updated.as_bytes()) {
+            changes.push(Change::write(path, updated));
+        }
+    }
+    changes
+}
+
 /// The records of `pages` in the order of `order` (indices into `pages`), without a second
-/// vault-sized buffer to fault in (~7 MB at 10,000 pages, on every operation): the permutation
+/// vault-sized buffer to fault in (on every operation): the permutation
 /// is applied in place, cycle by cycle, and the records are taken out of the pages in place (a
 /// `Page` holds its `PageInfo`, so the collect reuses the allocation). Indices that are not a
 /// permutation of the pages (not expected; the cost of a mistake would be lost pages) take the

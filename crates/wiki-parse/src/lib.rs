@@ -29,6 +29,7 @@ pub mod model;
 pub mod page;
 pub mod pagecache;
 pub mod record;
+pub mod sealed;
 pub mod slug;
 pub mod time;
 pub mod vault;

@@ -127,11 +127,6 @@ impl KeyLineMap {
             None => self.0.push((key, line)),
         }
     }
-
-    /// From pairs whose keys are known to be distinct (the parse cache's, written from a map).
-    pub(crate) fn from_distinct(pairs: Vec<(String, usize)>) -> KeyLineMap {
-        KeyLineMap(pairs)
-    }
 }
 
 impl FromIterator<(String, usize)> for KeyLineMap {
