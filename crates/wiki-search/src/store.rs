@@ -62,7 +62,7 @@ use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
 const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// File name of the work tree's directory cache in an index directory.
 pub const DIR_CACHE: &str = "DIRS";
 /// Segment count above which segments are merged.
