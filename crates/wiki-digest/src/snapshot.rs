@@ -519,6 +519,33 @@ impl Snapshot {
             .map(|(st, _)| *st)
     }
 
+    /// What this snapshot of the work tree read of each of `paths` (see
+    /// [`wiki_store::CommitRequest::read`]): the blob id of the file (`None`: no file). Empty
+    /// for a snapshot of anything but the work tree; paths it does not track, or could not
+    /// read, are left out.
+    pub fn read_state<'p>(&self, paths: impl Iterator<Item = &'p str>) -> wiki_store::ReadState {
+        if !matches!(self.origin, Origin::Worktree(_)) {
+            return wiki_store::ReadState::new();
+        }
+        paths
+            .filter(|p| tracks(p) && !self.seeded.iter().any(|s| s == p))
+            .filter(|p| !self.problems.iter().any(|e| e.path == *p))
+            .map(|p| {
+                let id = self.files.get(p).map(|c| match c.known_blob() {
+                    Some(id) => id.to_string(),
+                    None => wiki_parse::page::git_blob_id(c.get().unwrap_or_default()),
+                });
+                (p, id)
+            })
+            .filter_map(|(p, id)| match id {
+                None => Some((p.to_string(), None)),
+                Some(hex) => ObjectId::from_hex(hex.as_bytes())
+                    .ok()
+                    .map(|id| (p.to_string(), Some(id))),
+            })
+            .collect()
+    }
+
     /// The git blob id of every file (from the parse cache or the disk read where known,
     /// else hashed), sorted by path.
     pub fn blob_ids(&self) -> Vec<(&str, String)> {
