@@ -460,10 +460,10 @@ impl<'a> Workspace<'a> {
             }
         }
         let paths = self.all_paths();
-        let tiers: [&dyn Fn(&str) -> bool; 2] = [
-            &|p| p.strip_suffix(".md").unwrap_or(p) == key,
-            &|p| page::file_stem(p) == key,
-        ];
+        let tiers: [&dyn Fn(&str) -> bool; 2] =
+            [&|p| p.strip_suffix(".md").unwrap_or(p) == key, &|p| {
+                page::file_stem(p) == key
+            }];
         for tier in tiers {
             if let Some(p) = paths.iter().find(|p| tier(p)) {
                 return Ok(Some(p.clone()));
@@ -879,7 +879,12 @@ impl<'a> Workspace<'a> {
                     }
                 }
                 if touched {
-                    set_ordered(m, "updatedAt", Value::String(now.clone()), RELATIONSHIP_ORDER);
+                    set_ordered(
+                        m,
+                        "updatedAt",
+                        Value::String(now.clone()),
+                        RELATIONSHIP_ORDER,
+                    );
                 }
                 touched
             }
@@ -948,9 +953,7 @@ impl<'a> Workspace<'a> {
 
 /// The text of the page `op` makes of `existing` (the page as the batch left it, if any).
 fn synthesis_text(op: &CreateSynthesis, existing: Option<&Page>, now: &str) -> String {
-    let mut fm = existing
-        .map(|p| p.frontmatter.clone())
-        .unwrap_or_default();
+    let mut fm = existing.map(|p| p.frontmatter.clone()).unwrap_or_default();
     let id = existing
         .and_then(|p| model::opt_string(p.frontmatter.get("id")))
         .unwrap_or_else(|| format!("synthesis.{}", slug::slugify(&op.title)));

@@ -339,7 +339,10 @@ fn hand_edits_made_while_operations_write_the_page_are_never_lost() {
         let lines = (0..EDITS)
             .take_while(|n| text.contains(&format!("\nhand edit {n}\n")))
             .count();
-        assert!(lines >= seen, "commit {commit} reverted hand edits:\n{text}");
+        assert!(
+            lines >= seen,
+            "commit {commit} reverted hand edits:\n{text}"
+        );
         seen = lines;
     }
     assert_eq!(seen, EDITS);

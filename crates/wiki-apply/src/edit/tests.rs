@@ -1,7 +1,7 @@
 use super::*;
-use std::collections::BTreeMap;
 use crate::files::MemFiles;
 use crate::ops::parse_line;
+use std::collections::BTreeMap;
 
 const NOW: &str = "2026-04-05T12:00:00.000Z";
 
@@ -394,7 +394,10 @@ fn one_batch_equals_the_operations_one_by_one() {
     let (batch_results, batch_changes) = run(&f, &lines);
     let mut state: BTreeMap<String, Vec<u8>> = [
         ("entities/alpha.md", ALPHA.as_bytes()),
-        ("sources/alpha.md", b"---\nid: source.alpha\n---\n\n# Alpha Source\n"),
+        (
+            "sources/alpha.md",
+            b"---\nid: source.alpha\n---\n\n# Alpha Source\n",
+        ),
         ("entities/beta.md", b"# Beta\n\nno frontmatter\n"),
     ]
     .into_iter()
@@ -417,7 +420,10 @@ fn one_batch_equals_the_operations_one_by_one() {
         );
     }
     assert_eq!(
-        batch_changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        batch_changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect::<Vec<_>>(),
         [
             "entities/alpha.md",
             "entities/beta.md",
