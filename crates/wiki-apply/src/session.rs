@@ -531,6 +531,7 @@ pub fn commit_batch(
         let (compile_changes, compiled) =
             compile_into(opts.compiler, files.as_ref(), &mut page_changes, &opts.now)?;
         trace.phase("compile");
+        check_page_sizes(&page_changes)?;
         let mut outcome = Committed {
             page_changes,
             compile_changes,
@@ -617,6 +618,23 @@ pub fn commit_batch(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Refuse pages the readers would refuse: a batch that would make a page larger than
+/// [`wiki_parse::page::MAX_PAGE_BYTES`] writes nothing (such a page would drop out of every
+/// index and lookup).
+fn check_page_sizes(page_changes: &[FileChange]) -> Result<()> {
+    for c in page_changes {
+        let len = c.after.as_ref().map_or(0, Vec::len);
+        if len > wiki_parse::page::MAX_PAGE_BYTES && wiki_parse::vault::is_page_path(&c.path) {
+            return Err(Error::Invalid(format!(
+                "{}: the page would be {len} bytes, over the page size limit of {} bytes (16 MiB) that every command reading the vault enforces; nothing was written",
+                c.path,
+                wiki_parse::page::MAX_PAGE_BYTES
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The committed files among `compiled` (not the derived caches).

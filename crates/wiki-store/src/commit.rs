@@ -54,6 +54,9 @@ struct Built<'a> {
     changed: Vec<(&'a str, NewFile<'a>)>,
 }
 
+/// Paths of a change set edited by hand, with what the disk holds.
+type HumanEdits<'r> = Vec<(&'r str, Disk)>;
+
 /// Signatures for one commit.
 struct Signatures {
     author: gix::actor::Signature,
@@ -365,7 +368,7 @@ impl Store {
         repo: &gix::Repository,
         tip_tree: Option<ObjectId>,
         req: &'r CommitRequest<'_>,
-    ) -> Result<(Vec<(&'r str, Disk)>, HashMap<&'r str, Checked>)> {
+    ) -> Result<(HumanEdits<'r>, HashMap<&'r str, Checked>)> {
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
         let mut work = Vec::with_capacity(req.changes.len());
         for change in req.changes {
