@@ -116,12 +116,19 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
         match std::fs::symlink_metadata(&abs) {
             // The derived caches (tens of MB on a large vault) are only ever replaced by a
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
-            Ok(m) if m.is_file() && crate::derived::is_derived(rel) => std::fs::read(&abs)
-                .map(|bytes| Some((rel, Content::bytes(bytes))))
-                .map_err(|source| SnapshotError::Io { path: abs, source }),
-            Ok(m) if m.is_file() => std::fs::read(&abs)
-                .map(|bytes| Some((rel, Content::bytes(bytes))))
-                .map_err(|source| SnapshotError::Io { path: abs, source }),
+            // A file larger than its kind can be is stale (compile writes it again), not read.
+            Ok(m) if m.is_file() => {
+                let limit = if crate::derived::is_derived(rel) {
+                    layout::MAX_DERIVED_BYTES
+                } else {
+                    wiki_parse::page::MAX_PAGE_BYTES as u64
+                };
+                match wiki_parse::page::read_bounded(&abs, limit) {
+                    Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
+                    Err(source) => Err(SnapshotError::Io { path: abs, source }),
+                }
+            }
             Ok(_) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(SnapshotError::Io { path: abs, source }),
