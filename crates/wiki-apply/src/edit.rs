@@ -327,6 +327,21 @@ impl<'a> Workspace<'a> {
             .ok_or_else(|| Error::Invalid(format!("Wiki page not found: {path}")))
     }
 
+    /// Parse the current version of a page (`None` when it does not exist). A page the batch
+    /// changed is rendered for this (callers outside the batch's operations).
+    pub fn page(&self, path: &str) -> Result<Option<Page>> {
+        let bytes = match self.docs.get(path) {
+            Some(doc) => doc.current(),
+            None => match self.files.read(path)? {
+                Some(b) => b,
+                None => return Ok(None),
+            },
+        };
+        page::parse_page(path, &bytes)
+            .map(Some)
+            .map_err(|e| Error::Invalid(format!("cannot change {path}: {e}")))
+    }
+
     /// The frontmatter of the page at `path` as the batch left it, when the batch read it.
     fn known_frontmatter(&self, path: &str) -> Option<&Mapping> {
         self.docs.get(path).map(|d| &d.fm)

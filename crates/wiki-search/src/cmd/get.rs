@@ -169,8 +169,7 @@ fn page_has_claim(vault: &std::path::Path, view: &View, path: &str, id: &str) ->
     let Ok(Some(bytes)) = read_file(vault, view, path) else {
         return false;
     };
-    let finder = memchr::memmem::Finder::new(id.as_bytes());
-    if !wiki_parse::frontmatter::declares(&bytes, |part| finder.find(part).is_some()) {
+    if memchr::memmem::find(&bytes, id.as_bytes()).is_none() {
         return false;
     }
     wiki_parse::parse_page(path, &bytes).is_ok_and(|page| {
