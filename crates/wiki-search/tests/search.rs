@@ -1341,8 +1341,10 @@ fn get_by_claim_id_after_compile() {
             "2026-04-01T00:00:00.000Z",
         ),
     );
-    // Before a compile there is no claims cache: the claim id is unknown.
-    v.run("wiki", &["get", "claim.alpha.db"]).expect_code(1);
+    // Before a compile there is no claims cache: the claim is found in the pages themselves.
+    let r = v.run("wiki", &["get", "claim.alpha.db", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["path"], "entities/alpha.md");
     // claims.jsonl as written by compile (reference §4.6).
     v.write(
         ".openclaw-wiki/cache/claims.jsonl",
@@ -1489,4 +1491,78 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), &dest).unwrap();
         }
     }
+}
+
+/// Issue 28, defect 4: the claims cache is a derived file, believed only once the page it names
+/// is seen to hold the claim. Truncated, garbage, missing or altered, `wiki get` still answers
+/// from the pages, and `wiki compile --check` reports a cache that is there but damaged (not a
+/// missing one: a fresh clone has none).
+#[test]
+fn get_by_claim_id_checks_the_claims_cache() {
+    let v = vault();
+    v.write("sources/alpha.md", source_page());
+    v.write(
+        "entities/alpha.md",
+        claim_page(
+            "entity.alpha",
+            "Alpha",
+            "supported",
+            0.9,
+            "2026-04-01T00:00:00.000Z",
+        ),
+    );
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "pages"]);
+    v.run("wiki", &["compile"]).expect_code(0);
+    let cache = ".openclaw-wiki/cache/claims.jsonl";
+    let good = v.read(cache);
+    assert!(
+        good.contains("\"pagePath\":\"entities/alpha.md\""),
+        "{good}"
+    );
+    let get = |v: &Vault| {
+        let r = v.run("wiki", &["get", "claim.alpha.db", "--json"]);
+        r.expect_code(0);
+        r.json()["path"].as_str().unwrap_or_default().to_string()
+    };
+    let altered = good.replace("entities/alpha.md", "sources/alpha.md");
+    for damaged in [
+        String::new(),
+        "garbage \u{1} not json\n".to_string(),
+        good[..good.len() / 2].to_string(),
+        altered,
+    ] {
+        v.write(cache, &damaged);
+        assert_eq!(get(&v), "entities/alpha.md", "cache: {damaged:?}");
+        let check = v.run("wiki", &["compile", "--check"]);
+        assert_eq!(check.code, 1, "cache {damaged:?}: {}", check.stderr);
+        assert_eq!(check.stdout, format!("{cache}\n"));
+    }
+    std::fs::remove_file(v.path(cache)).unwrap();
+    assert_eq!(get(&v), "entities/alpha.md");
+    v.run("wiki", &["compile", "--check"]).expect_code(0);
+    // `wiki compile` writes it back.
+    v.run("wiki", &["compile"]).expect_code(0);
+    assert_eq!(v.read(cache), good);
+}
+
+/// Issue 28, defect 5: a compiled cache larger than such a file can be (here a sparse 2 GiB
+/// `agent-digest.json`) is treated as stale, never read into memory: compile rewrites it.
+#[test]
+fn an_oversized_compiled_cache_is_rewritten_not_read() {
+    let v = vault();
+    v.write("sources/alpha.md", source_page());
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "pages"]);
+    v.run("wiki", &["compile"]).expect_code(0);
+    let digest = ".openclaw-wiki/cache/agent-digest.json";
+    let good = v.read(digest);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(v.path(digest))
+        .unwrap();
+    file.set_len(2 * 1024 * 1024 * 1024).unwrap();
+    drop(file);
+    v.run("wiki", &["compile"]).expect_code(0);
+    assert_eq!(v.read(digest), good);
 }

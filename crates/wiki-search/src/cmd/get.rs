@@ -64,8 +64,14 @@ fn read_file(
     view: &View,
     path: &str,
 ) -> Result<Option<Vec<u8>>, CliError> {
+    // Bounded by what the file can be: a page, or a compiled cache.
+    let limit = if path.starts_with(wiki_parse::layout::CACHE_DIR) {
+        wiki_parse::layout::MAX_DERIVED_BYTES
+    } else {
+        wiki_parse::page::MAX_PAGE_BYTES as u64
+    };
     match view {
-        View::WorkTree => Ok(std::fs::read(vault.join(path)).ok()),
+        View::WorkTree => Ok(wiki_parse::page::read_bounded(&vault.join(path), limit).ok()),
         View::Agent { rev, .. } => {
             let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
             store.read_file(rev, path).map_err(CliError::runtime)
@@ -104,10 +110,13 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
     // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
     let derived = match &view {
         View::WorkTree => None,
-        View::Agent { id, .. } => std::fs::read(vault.join(wiki_parse::layout::cache_location(
-            wiki_parse::layout::CLAIMS_PATH,
-            Some(id),
-        )))
+        View::Agent { id, .. } => wiki_parse::page::read_bounded(
+            &vault.join(wiki_parse::layout::cache_location(
+                wiki_parse::layout::CLAIMS_PATH,
+                Some(id),
+            )),
+            wiki_parse::layout::MAX_DERIVED_BYTES,
+        )
         .ok(),
     };
     let claims = match derived {
@@ -116,7 +125,11 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
     }
     .and_then(|b| String::from_utf8(b).ok())
     .unwrap_or_default();
-    let mut target = get::claim_page(&claims, &args.lookup);
+    // The cache is derived (damaged, stale or missing without anyone noticing): its answer is
+    // believed only once the page it names is seen to hold the claim.
+    let claim = get::claim_id(&args.lookup);
+    let mut target = get::claim_page(&claims, &args.lookup)
+        .filter(|path| claim.is_some_and(|id| page_has_claim(&vault, &view, path, id)));
     if target.is_none() {
         let opts = Options {
             rebuild: false,
@@ -134,11 +147,37 @@ fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
             .collect();
         let ids = index.ids().map_err(cli_error)?;
         target = get::resolve_path(&key, &paths, &ids);
+        // Not a page: the claim id from the pages themselves (the cache did not answer).
+        if target.is_none()
+            && let Some(id) = claim
+        {
+            target = paths
+                .iter()
+                .find(|p| page_has_claim(&vault, &view, p, id))
+                .cloned();
+        }
     }
     let Some(path) = target else {
         return Ok(Found::Nothing);
     };
     read_page(&vault, &view, &path, args)
+}
+
+/// Whether the page at `path` declares claim `id` (a page without it in its frontmatter is not
+/// parsed).
+fn page_has_claim(vault: &std::path::Path, view: &View, path: &str, id: &str) -> bool {
+    let Ok(Some(bytes)) = read_file(vault, view, path) else {
+        return false;
+    };
+    if memchr::memmem::find(&bytes, id.as_bytes()).is_none() {
+        return false;
+    }
+    wiki_parse::parse_page(path, &bytes).is_ok_and(|page| {
+        page.summary
+            .claims
+            .iter()
+            .any(|c| c.id.as_deref() == Some(id))
+    })
 }
 
 /// Run `wiki get`.
