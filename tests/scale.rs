@@ -101,7 +101,10 @@ fn check_sharded(v: &Vault, obsidian: bool) {
             .filter(|l| l.starts_with("- "))
             .count();
         if obsidian {
-            assert!(text.contains("- [[entities/") || text.contains("- [[concepts/"), "{s}");
+            assert!(
+                text.contains("- [[entities/") || text.contains("- [[concepts/"),
+                "{s}"
+            );
         } else {
             assert!(text.contains("](../"), "{s}");
         }
@@ -110,8 +113,8 @@ fn check_sharded(v: &Vault, obsidian: bool) {
     // No report page is large, and no file in reports/ is a stray shard.
     for (path, text) in &files {
         assert!(text.len() < 1 << 20, "{path} is {} bytes", text.len());
-        let linked = shards.contains(path)
-            || files.iter().any(|(_, t)| report_links(t).contains(path));
+        let linked =
+            shards.contains(path) || files.iter().any(|(_, t)| report_links(t).contains(path));
         let stem = path.trim_start_matches("reports/");
         let dashboard = !stem.contains('-')
             || [
@@ -202,7 +205,10 @@ fn shard_pages_go_when_the_dashboard_fits_on_one_page_again() {
             "reports/stale-pages.md",
         ]
     );
-    assert!(!v.read("reports/claim-health.md").contains("split into shard pages"));
+    assert!(
+        !v.read("reports/claim-health.md")
+            .contains("split into shard pages")
+    );
     assert_eq!(v.status(), "");
     v.run("wiki", &["compile", "--check", "--force"])
         .expect_code(0);

@@ -471,6 +471,9 @@ fn same_claim_ignoring_line(a: &wiki_parse::model::Claim, b: &wiki_parse::model:
 }
 
 /// A dashboard body patched for one changed page (see [`Incremental::one_edit`]).
+/// A file to write: vault path and text.
+type PathText = (String, String);
+
 type PatchFn = fn(&str, &reports::ReportInput<'_>, &PageInfo, usize) -> Option<String>;
 
 /// What [`compile_cached`] found it can skip.
@@ -861,7 +864,7 @@ fn compile_inner(
         let idx = title_order_idx(&parsed_pages);
         // Per dashboard: the files it writes (the page, and its shard pages when it is split)
         // and the shard pages it no longer has.
-        let rendered: Vec<(Vec<(String, String)>, Vec<String>)> = {
+        let rendered: Vec<(Vec<PathText>, Vec<String>)> = {
             let order: Vec<&PageInfo> = idx.iter().map(|&i| &parsed_pages[i].info).collect();
             t = trace("dashboards (title order)", t);
             let input = ReportInput {
@@ -883,12 +886,15 @@ fn compile_inner(
                         let text = render_report_page(
                             file,
                             &page,
-                            sharded.as_ref().map_or(body.as_str(), |s| s.summary.as_str()),
+                            sharded
+                                .as_ref()
+                                .map_or(body.as_str(), |s| s.summary.as_str()),
                             &now_iso,
                         );
                         Some((text, sharded))
                     })??;
-                    let mut files: Vec<(String, String)> = text.map(|t| (path, t)).into_iter().collect();
+                    let mut files: Vec<(String, String)> =
+                        text.map(|t| (path, t)).into_iter().collect();
                     let shards = body.map(|s| s.shards).unwrap_or_default();
                     let mut stale: Vec<String> = parsed_pages
                         .iter()

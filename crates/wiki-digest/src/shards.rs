@@ -108,7 +108,10 @@ fn parse<'a>(body: &'a str) -> (Vec<&'a str>, Vec<Section<'a>>) {
             }
         } else if line.starts_with("### ") {
             flush(&mut sections, &mut row_start, row_end);
-            if sections.last().is_some_and(|s| s.heading.is_none() && s.rows.is_empty()) {
+            if sections
+                .last()
+                .is_some_and(|s| s.heading.is_none() && s.rows.is_empty())
+            {
                 sections.pop();
             }
             sections.push(Section {
@@ -266,7 +269,10 @@ pub fn shard(d: &Dashboard, body: &str, linker: Linker) -> Option<Sharded> {
     ));
     for (s, rows) in shards.iter().zip(by_key.values()) {
         let n: usize = rows.iter().map(Vec::len).sum();
-        summary.push_str(&format!("\n- {}: {n}", linker.link(&from, &s.path, &s.title)));
+        summary.push_str(&format!(
+            "\n- {}: {n}",
+            linker.link(&from, &s.path, &s.title)
+        ));
     }
     for (s, sharded) in sections.iter().zip(&sharded) {
         summary.push_str("\n\n");
