@@ -470,6 +470,9 @@ fn same_claim_ignoring_line(a: &wiki_parse::model::Claim, b: &wiki_parse::model:
 }
 
 /// A dashboard body patched for one changed page (see [`Incremental::one_edit`]).
+/// A file to write: vault path and text.
+type PathText = (String, String);
+
 type PatchFn = fn(&str, &reports::ReportInput<'_>, &PageInfo, usize) -> Option<String>;
 
 /// What [`compile_cached`] found it can skip.
@@ -784,7 +787,9 @@ fn compile_inner(
         let managed = snapshot.managed_source_paths();
         t = trace("dashboards (managed sources)", t);
         let idx = title_order_idx(&parsed_pages);
-        let rendered: Vec<(Dashboard, String)> = {
+        // Per dashboard: the files it writes (the page, and its shard pages when it is split)
+        // and the shard pages it no longer has.
+        let rendered: Vec<(Vec<PathText>, Vec<String>)> = {
             let order: Vec<&PageInfo> = idx.iter().map(|&i| &parsed_pages[i].info).collect();
             t = trace("dashboards (title order)", t);
             let input = ReportInput {
@@ -797,76 +802,75 @@ fn compile_inner(
             selected
                 .par_iter()
                 .filter_map(|d| {
-                    let path = d.path();
-                    let existing = parsed_pages.iter().find(|p| p.path == path);
-                    let unreadable = snapshot.problems().iter().any(|e| e.path == path);
-                    if existing.is_none() && (snapshot.get(&path).is_some() || unreadable) {
-                        // The file exists but does not parse: leave it to the human (reported).
-                        return None;
-                    }
-                    // A page from the parse cache has no frontmatter mapping: read it (only
-                    // the frontmatter: the rest of a large dashboard's parse is not needed).
                     let started = std::time::Instant::now();
-                    let reparsed = existing
-                        .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
-                        .and_then(|_| {
-                            wiki_parse::parse_frontmatter(&path, snapshot.get(&path)?).ok()
-                        });
-                    let existing = match (&reparsed, existing) {
-                        (Some(f), _) => Some(DashboardFile::from(f)),
-                        // From the cache without its text (`parse_hit_for_compile`) and no
-                        // longer readable: leave it.
-                        (None, Some(p)) if p.has_frontmatter && p.text.is_empty() => {
-                            return None;
-                        }
-                        (None, existing) => existing.map(DashboardFile::from),
-                    };
-                    let patch = match d.name {
-                        "claim-health" => Some(reports::patch_claim_health as PatchFn),
-                        "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
-                        "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
-                        "person-agent-directory" => {
-                            Some(reports::patch_person_directory as PatchFn)
-                        }
-                        _ => None,
-                    };
-                    let patched = inc.one_edit.zip(patch).zip(existing.as_ref()).and_then(
-                        |(((path, old), patch), file)| {
-                            let at = order.iter().position(|p| p.path == path)?;
-                            let old_body =
-                                wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
-                            patch(old_body, &input, old, at)
-                        },
-                    );
-                    if tracing() && patch.is_some() {
-                        wiki_cli::warn(
-                            "trace",
-                            &format!("compile {} patched {}", d.name, patched.is_some()),
+                    let path = d.path();
+                    let page = ReportPage::of(d);
+                    let (text, body) = with_report_file(snapshot, &parsed_pages, &path, |file| {
+                        let body = dashboard_body(d, &input, &order, inc.one_edit, file)?;
+                        let sharded = crate::shards::shard(d, &body, linker);
+                        let text = render_report_page(
+                            file,
+                            &page,
+                            sharded
+                                .as_ref()
+                                .map_or(body.as_str(), |s| s.summary.as_str()),
+                            &now_iso,
                         );
+                        Some((text, sharded))
+                    })??;
+                    let mut files: Vec<(String, String)> =
+                        text.map(|t| (path, t)).into_iter().collect();
+                    let shards = body.map(|s| s.shards).unwrap_or_default();
+                    let mut stale: Vec<String> = parsed_pages
+                        .iter()
+                        .filter(|p| {
+                            shard_stem(d.name, &p.path).is_some_and(|stem| {
+                                p.info.summary.id.as_deref()
+                                    == Some(format!("report.{stem}").as_str())
+                            })
+                        })
+                        .filter(|p| !shards.iter().any(|s| s.path == p.path))
+                        .map(|p| p.path.clone())
+                        .collect();
+                    stale.sort();
+                    for s in &shards {
+                        let page = ReportPage {
+                            name: &s.stem,
+                            id: format!("report.{}", s.stem),
+                            title: &s.title,
+                        };
+                        let text = with_report_file(snapshot, &parsed_pages, &s.path, |file| {
+                            render_report_page(file, &page, &s.body, &now_iso)
+                        });
+                        if let Some(Some(text)) = text {
+                            files.push((s.path.clone(), text));
+                        }
                     }
-                    let body = match patched {
-                        Some(body) => body,
-                        None => reports::report_body(d.name, &input)?,
-                    };
-                    let rendered = render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t));
                     if tracing() {
                         trace(&format!("dashboard {} (render)", d.name), started);
                     }
-                    rendered
+                    Some((files, stale))
                 })
                 .collect()
         };
+        let (rendered, stale): (Vec<_>, Vec<_>) = rendered.into_iter().unzip();
+        let rendered: Vec<(String, String)> = rendered.into_iter().flatten().collect();
+        let stale: Vec<String> = stale.into_iter().flatten().collect();
         t = trace("dashboards (render)", t);
         // Parsed again (their page records feed the digest and the parse cache), in parallel;
         // their links (a large vault's dashboards are megabytes of them) are extracted while the
         // digest is computed, which does not read them (`pending_links`).
         let reparsed: Vec<_> = rendered
             .par_iter()
-            .map(|(d, text)| parse_page_without_links(&d.path(), text.as_bytes()))
+            .map(|(path, text)| parse_page_without_links(path, text.as_bytes()))
             .collect();
-        let mut same_order = true;
-        for ((d, text), parsed) in rendered.into_iter().zip(reparsed) {
-            let path = d.path();
+        let mut same_order = stale.is_empty();
+        for path in stale {
+            layouts.remove(&path);
+            parsed_pages.retain(|p| p.path != path);
+            changes.push(Change::delete(path));
+        }
+        for ((path, text), parsed) in rendered.into_iter().zip(reparsed) {
             changes.push(Change::write(path.clone(), text));
             match parsed {
                 Ok(page) => {
@@ -1438,11 +1442,43 @@ impl<'a> From<&'a wiki_parse::PageFrontmatter<'a>> for DashboardFile<'a> {
     }
 }
 
+/// A report page as [`render_report_page`] writes it: a dashboard or one of its shard pages.
+pub struct ReportPage<'a> {
+    /// The managed block's name (the dashboard's name, or the shard's file stem).
+    pub name: &'a str,
+    /// `report.<name>`.
+    pub id: String,
+    /// The page title.
+    pub title: &'a str,
+}
+
+impl ReportPage<'static> {
+    /// The page of dashboard `d`.
+    pub fn of(d: &Dashboard) -> ReportPage<'static> {
+        ReportPage {
+            name: d.name,
+            id: d.id(),
+            title: d.title,
+        }
+    }
+}
+
 /// Render a dashboard page from its current version (if any) and the new block body; `None`
 /// when the file would not change.
 pub fn render_dashboard(
     existing: Option<DashboardFile<'_>>,
     d: &Dashboard,
+    body: &str,
+    now_iso: &str,
+) -> Option<String> {
+    render_report_page(existing, &ReportPage::of(d), body, now_iso)
+}
+
+/// Render a report page (a dashboard or a shard page) from its current version (if any) and
+/// the new block body; `None` when the file would not change.
+pub fn render_report_page(
+    existing: Option<DashboardFile<'_>>,
+    d: &ReportPage<'_>,
     body: &str,
     now_iso: &str,
 ) -> Option<String> {
@@ -1467,7 +1503,7 @@ pub fn render_dashboard(
     let status = non_empty_string(fm.get("status")).unwrap_or_else(|| "active".into());
     let kept_updated = non_empty_string(fm.get("updatedAt"));
     fm.insert(yaml_str("pageType"), yaml_str("report"));
-    fm.insert(yaml_str("id"), yaml_str(&d.id()));
+    fm.insert(yaml_str("id"), yaml_str(&d.id));
     fm.insert(yaml_str("title"), yaml_str(d.title));
     fm.insert(yaml_str("status"), yaml_str(&status));
     if existing.is_some() {
@@ -1481,6 +1517,83 @@ pub fn render_dashboard(
     }
     fm.insert(yaml_str("updatedAt"), yaml_str(now_iso));
     Some(wiki_parse::page::render_page_owned(&fm, new_body))
+}
+
+/// Call `f` with the current version of the report page at `path` (`None` when there is
+/// none). `None` without calling it when the file is there but does not parse: it is left to the
+/// human (and reported), unless it is only too large to be a page (a dashboard written whole
+/// before dashboards were split): that one is rendered anew.
+fn with_report_file<R>(
+    snapshot: &Snapshot,
+    parsed_pages: &[Page],
+    path: &str,
+    f: impl FnOnce(Option<DashboardFile<'_>>) -> R,
+) -> Option<R> {
+    let existing = parsed_pages.iter().find(|p| p.path == path);
+    let problem = snapshot.problems().iter().find(|e| e.path == path);
+    let oversized = problem.is_some_and(|e| e.message.contains("too large to be a page"));
+    if existing.is_none() && !oversized && (snapshot.get(path).is_some() || problem.is_some()) {
+        return None;
+    }
+    // A page from the parse cache has no frontmatter mapping: read it (only the frontmatter:
+    // the rest of a large dashboard's parse is not needed).
+    let reparsed = existing
+        .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
+        .and_then(|_| wiki_parse::parse_frontmatter(path, snapshot.get(path)?).ok());
+    let file = match (&reparsed, existing) {
+        (Some(fm), _) => Some(DashboardFile::from(fm)),
+        // From the cache without its text (`parse_hit_for_compile`) and no longer readable:
+        // leave it.
+        (None, Some(p)) if p.has_frontmatter && p.text.is_empty() => return None,
+        (None, existing) => existing.map(DashboardFile::from),
+    };
+    Some(f(file))
+}
+
+/// The body of dashboard `d`: patched into its current body after one page changed when it has
+/// a patch ([`reports::patch_claim_health`] and others) and the current body is one page (not a
+/// summary of shard pages), else rendered whole.
+fn dashboard_body(
+    d: &Dashboard,
+    input: &ReportInput<'_>,
+    order: &[&PageInfo],
+    one_edit: Option<(&str, &PageInfo)>,
+    file: Option<DashboardFile<'_>>,
+) -> Option<String> {
+    let patch = match d.name {
+        "claim-health" => Some(reports::patch_claim_health as PatchFn),
+        "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
+        "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
+        "person-agent-directory" => Some(reports::patch_person_directory as PatchFn),
+        _ => None,
+    };
+    let patched = one_edit
+        .zip(patch)
+        .zip(file)
+        .and_then(|(((path, old), patch), file)| {
+            let at = order.iter().position(|p| p.path == path)?;
+            let old_body = wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
+            if old_body.contains(crate::shards::SUMMARY_MARKER) {
+                return None;
+            }
+            patch(old_body, input, old, at)
+        });
+    if tracing() && patch.is_some() {
+        wiki_cli::warn(
+            "trace",
+            &format!("compile {} patched {}", d.name, patched.is_some()),
+        );
+    }
+    match patched {
+        Some(body) => Some(body),
+        None => reports::report_body(d.name, input),
+    }
+}
+
+/// The stem of `path` when it is a shard page of dashboard `name` (`reports/<name>-<key>.md`).
+fn shard_stem<'a>(name: &str, path: &'a str) -> Option<&'a str> {
+    let stem = path.strip_prefix("reports/")?.strip_suffix(".md")?;
+    crate::shards::is_shard_of(name, stem).then_some(stem)
 }
 
 #[cfg(test)]
