@@ -64,6 +64,56 @@ pub struct RollbackOutcome {
     pub conflicts: Vec<Conflict>,
     /// The new commit (`None`: nothing to undo, or a dry run).
     pub commit: Option<ObjectId>,
+    /// Why nothing changed (set when [`RollbackOutcome::page_changes`] is empty).
+    pub no_change: Option<NoChange>,
+}
+
+/// Why a rollback found nothing to undo.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "camelCase")]
+pub enum NoChange {
+    /// The commit changed only compiled output (indexes, dashboards, caches, the generated
+    /// Related blocks of pages), which compile refreshes from the pages.
+    #[serde(rename_all = "camelCase")]
+    OnlyGenerated {
+        /// How many files the commit changed.
+        files: usize,
+    },
+    /// A later rollback commit already undid it.
+    #[serde(rename_all = "camelCase")]
+    RolledBack {
+        /// The rollback commit.
+        by: String,
+        /// Its subject.
+        subject: String,
+    },
+    /// The vault already has what was there before the commit (later commits undid its
+    /// changes, by hand or otherwise).
+    AlreadyUndone,
+    /// The commit changed no vault file (an empty commit, or one outside the vault).
+    NoFiles,
+}
+
+impl NoChange {
+    /// One sentence for people: why rolling back `short` changes nothing.
+    pub fn explain(&self, short: &str) -> String {
+        match self {
+            NoChange::OnlyGenerated { files } => format!(
+                "Nothing to roll back for {short}: it changed only compiled output ({files} file{}: indexes, dashboards, caches or generated Related blocks), which `wiki compile` rebuilds from the pages.",
+                if *files == 1 { "" } else { "s" }
+            ),
+            NoChange::RolledBack { by, subject } => format!(
+                "Nothing to roll back for {short}: it was already rolled back by {} ({subject}).",
+                &by[..by.len().min(12)]
+            ),
+            NoChange::AlreadyUndone => format!(
+                "Nothing to roll back for {short}: its changes are already undone (the vault has what was there before it)."
+            ),
+            NoChange::NoFiles => {
+                format!("Nothing to roll back for {short}: it changed no file of the vault.")
+            }
+        }
+    }
 }
 
 /// Whether `path` is a compiled output (never reverted; the recompile refreshes it).
@@ -177,16 +227,20 @@ pub fn rollback(
         }
         // Rolling back twice is a no-op: nothing to undo, nothing compiled or committed.
         if outcome.page_changes.is_empty() {
+            outcome.no_change = Some(no_change_reason(session, &info, &paths, tip)?);
             return Ok(outcome);
         }
         (outcome.compile_changes, outcome.compiled) =
             compile_into(compiler, files.as_ref(), &mut outcome.page_changes, now)?;
+        // What the rollback restored, the recompile may write again (a compile commit's
+        // Related blocks): then nothing changes either.
+        if outcome.page_changes.is_empty() {
+            outcome.no_change = Some(no_change_reason(session, &info, &paths, tip)?);
+            return Ok(outcome);
+        }
         let Some(lock) = &lock else {
             return Ok(outcome);
         };
-        if outcome.page_changes.is_empty() {
-            return Ok(outcome);
-        }
         let changes: Vec<Change> = outcome
             .page_changes
             .iter()
@@ -223,6 +277,73 @@ pub fn rollback(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Why rolling back the commit `info` (whose non-generated changed files are `paths`) finds
+/// nothing to change on the branch at `tip`.
+fn no_change_reason(
+    session: &Session,
+    info: &wiki_store::CommitInfo,
+    paths: &[String],
+    tip: ObjectId,
+) -> Result<NoChange> {
+    if info.changed_paths.is_empty() {
+        return Ok(NoChange::NoFiles);
+    }
+    let parent = info.parents.first().map(|p| p.to_string());
+    let mut only_generated = true;
+    for path in paths {
+        let at_commit = session.store.read_file(&info.id.to_string(), path)?;
+        let before = match &parent {
+            Some(p) => session.store.read_file(p, path)?,
+            None => None,
+        };
+        if !only_related_changed(path, at_commit.as_deref(), before.as_deref()) {
+            only_generated = false;
+            break;
+        }
+    }
+    if only_generated {
+        return Ok(NoChange::OnlyGenerated {
+            files: info.changed_paths.len(),
+        });
+    }
+    // A rollback commit between the tip and the commit names it in a `Wiki-Rollback` trailer.
+    let target = info.id.to_string();
+    let mut current = Some(tip);
+    while let Some(id) = current.filter(|id| *id != info.id) {
+        let c = session.store.commit_info(id)?;
+        if c.trailers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("Wiki-Rollback") && v.trim() == target)
+        {
+            return Ok(NoChange::RolledBack {
+                by: c.id.to_string(),
+                subject: c.subject,
+            });
+        }
+        current = c.parents.first().copied();
+    }
+    Ok(NoChange::AlreadyUndone)
+}
+
+/// Whether a page's change from `before` to `after` is only in its generated Related block
+/// (what compile rewrites on every page it links).
+fn only_related_changed(path: &str, after: Option<&[u8]>, before: Option<&[u8]>) -> bool {
+    let (Some(after), Some(before)) = (after, before) else {
+        return false;
+    };
+    if !wiki_parse::vault::is_page_path(path) {
+        return false;
+    }
+    let (Ok(a), Ok(b)) = (
+        page::parse_page(path, after),
+        page::parse_page(path, before),
+    ) else {
+        return false;
+    };
+    let strip = |p: &Page| markers::strip_block(p.body(), &Block::related());
+    a.frontmatter == b.frontmatter && strip(&a).trim_end() == strip(&b).trim_end()
 }
 
 /// Abbreviated commit id (12 hex digits).

@@ -230,6 +230,146 @@ fn history_of_a_page_by_id_and_path() {
     r.expect_code(2);
     assert_eq!(
         r.stderr,
-        "wiki-apply: error: no page or claim matches nothing.here\n"
+        "wiki-apply: error: no page or claim matches nothing.here, now or in the history of main\n"
     );
+}
+
+/// A claim added and then rolled back no longer exists on any page; its history is found by
+/// walking back and lists the commit that added it and the rollback that removed it.
+#[test]
+fn history_of_a_rolled_back_claim() {
+    let v = vault();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_claim","page":"alpha","claimId":"claim.alpha.new","text":"Alpha likes tea."}"#],
+    )
+    .expect_code(0);
+    let added = rev(&v, "HEAD");
+    v.run("wiki-apply", &["rollback", &added]).expect_code(0);
+    let rolled = rev(&v, "HEAD");
+    // Unrelated later commits: the walk goes past them.
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    )
+    .expect_code(0);
+    let r = v.run("wiki-apply", &["history", "claim.alpha.new"]);
+    r.expect_code(0);
+    let recs = r.jsonl();
+    let listed: Vec<(&str, &str)> = recs
+        .iter()
+        .map(|e| {
+            (
+                e["commit"].as_str().unwrap_or_default(),
+                e["change"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [(rolled.as_str(), "deleted"), (added.as_str(), "added")],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(recs[0]["ops"][0]["op"], "rollback");
+    assert_eq!(recs[0]["pagePath"], "entities/alpha.md");
+    assert_eq!(recs[1]["changes"][0]["field"], "text");
+    assert_eq!(recs[1]["changes"][0]["to"], "Alpha likes tea.");
+    let r = v.run(
+        "wiki-apply",
+        &["history", "claim:claim.alpha.new", "--format", "text"],
+    );
+    r.expect_code(0);
+    assert!(
+        r.stdout
+            .starts_with("claim claim.alpha.new (on no page now; last on entities/alpha.md)\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("    deleted entities/alpha.md claim claim.alpha.new\n")
+    );
+}
+
+/// A page deleted by hand is found by its id; a page renamed by hand (same id, new path) has
+/// its older history, under the old path, followed; a claim moved by hand to another page too.
+#[test]
+fn history_follows_deleted_renamed_pages_and_moved_claims() {
+    let v = vault();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q1?"}"#],
+    )
+    .expect_code(0);
+    let question = rev(&v, "HEAD");
+    v.git(&["mv", "entities/alpha.md", "entities/alpha-renamed.md"]);
+    v.git(&["commit", "-q", "-m", "rename alpha"]);
+    let renamed = rev(&v, "HEAD");
+    let r = v.run("wiki-apply", &["history", "entity.alpha"]);
+    r.expect_code(0);
+    let recs = r.jsonl();
+    let listed: Vec<(&str, &str, &str)> = recs
+        .iter()
+        .map(|e| {
+            (
+                e["commit"].as_str().unwrap_or_default(),
+                e["change"].as_str().unwrap_or_default(),
+                e["pagePath"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let first = rev(&v, "HEAD~3");
+    assert_eq!(
+        listed[..2],
+        [
+            (renamed.as_str(), "renamed", "entities/alpha-renamed.md"),
+            (question.as_str(), "modified", "entities/alpha.md"),
+        ],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(recs[0]["previousPath"], "entities/alpha.md");
+    assert_eq!(
+        listed.last().unwrap(),
+        &(first.as_str(), "added", "entities/alpha.md")
+    );
+    // The claim on it moved with the page.
+    let r = v.run("wiki-apply", &["history", "claim.alpha.db"]);
+    r.expect_code(0);
+    let recs = r.jsonl();
+    assert_eq!(recs[0]["commit"], renamed.as_str());
+    assert_eq!(recs[0]["change"], "moved");
+    assert_eq!(recs[0]["previousPath"], "entities/alpha.md");
+    assert_eq!(recs.last().unwrap()["commit"], first.as_str());
+    assert_eq!(recs.last().unwrap()["change"], "added");
+
+    // Deleted by hand: found by id, the deletion listed first.
+    v.git(&["rm", "-q", "entities/alpha-renamed.md"]);
+    v.git(&["commit", "-q", "-m", "delete alpha"]);
+    let deleted = rev(&v, "HEAD");
+    let r = v.run(
+        "wiki-apply",
+        &["history", "entity.alpha", "--format", "text"],
+    );
+    r.expect_code(0);
+    assert!(r.stdout.starts_with(&deleted[..12]), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("    deleted entities/alpha-renamed.md\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("    renamed entities/alpha-renamed.md (from entities/alpha.md)\n"),
+        "{}",
+        r.stdout
+    );
+    let r = v.run("wiki-apply", &["history", "claim.alpha.db"]);
+    r.expect_code(0);
+    assert_eq!(r.jsonl()[0]["change"], "deleted");
+    assert_eq!(r.jsonl()[0]["commit"], deleted.as_str());
 }

@@ -63,7 +63,72 @@ fn rollback_restores_the_pages_and_twice_is_a_noop() {
     assert_eq!(
         r.stdout,
         format!(
-            "Nothing to roll back for {}: its changes are already undone.\n",
+            "Nothing to roll back for {}: it was already rolled back by {} (Roll back {}: {}).\n",
+            &target[..12],
+            &head[..12],
+            &target[..12],
+            v.git(&["log", "-1", "--format=%s", &target]).trim()
+        )
+    );
+    assert_eq!(rev(&v, "HEAD"), head);
+    let r = v.run("wiki-apply", &["rollback", &target, "--json"]);
+    r.expect_code(0);
+    let rec = r.json();
+    assert_eq!(rec["changed"], false);
+    assert_eq!(rec["noChange"]["reason"], "rolledBack");
+    assert_eq!(rec["noChange"]["by"], head.as_str());
+    assert_eq!(rev(&v, "HEAD"), head);
+}
+
+/// Rolling back a compile commit (only compiled output and generated Related blocks) or a
+/// change already undone by hand says why nothing changes.
+#[test]
+fn rollback_explains_why_nothing_changed() {
+    let v = raw_vault();
+    compile(&v);
+    let compiled = rev(&v, "HEAD");
+    let head = compiled.clone();
+    let r = v.run("wiki-apply", &["rollback", &compiled, "--format", "text"]);
+    r.expect_code(0);
+    let files = v
+        .git(&["show", "--name-only", "--format=", &compiled])
+        .lines()
+        .count();
+    assert!(files > 1);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "Nothing to roll back for {}: it changed only compiled output ({files} files: indexes, dashboards, caches or generated Related blocks), which `wiki compile` rebuilds from the pages.\n",
+            &compiled[..12]
+        )
+    );
+    assert_eq!(rev(&v, "HEAD"), head);
+    let rec = &v.run("wiki-apply", &["rollback", &compiled]).jsonl()[0];
+    assert_eq!(
+        rec["noChange"],
+        serde_json::json!({"reason": "onlyGenerated", "files": files})
+    );
+
+    // Undone by hand: the vault already has what was there before.
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"add_question","page":"alpha","question":"Q?"}"#],
+    )
+    .expect_code(0);
+    let target = rev(&v, "HEAD");
+    v.write(
+        "entities/alpha.md",
+        show(&v, &format!("{target}~1:entities/alpha.md")),
+    );
+    v.commit_all("undo by hand");
+    let head = rev(&v, "HEAD");
+    let r = v.run("wiki-apply", &["rollback", &target, "--format", "text"]);
+    r.expect_code(0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "Nothing to roll back for {}: its changes are already undone (the vault has what was there before it).\n",
             &target[..12]
         )
     );

@@ -16,6 +16,9 @@ use crate::session::Session;
 /// confidence, evidence, validFrom/validUntil, supersedes/supersededBy, updatedAt (a claim that
 /// only moved within its page has no entry). Commits made by hand
 /// (no `Wiki-Op` trailer) are included and marked `"manual": true` (`[manual]` in text).
+/// A page or claim that no longer exists (deleted, rolled back, renamed) is found in the past;
+/// renamed pages and claims moved between pages are followed (`renamed`/`moved`, with
+/// `previousPath`).
 /// Output: JSON Lines `{"type":"history",...}` records (default), `--format text`, or `--json`
 /// (one array). Exit status 0, 1 when nothing changed the page or claim, 2 on errors.
 #[derive(Debug, Clone, clap::Args)]
@@ -50,8 +53,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     match format {
         Format::Json => out.json(&entries)?,
         Format::Text => {
-            if let Subject::Claim { id, pages } = &subject {
-                out.line(&format!("claim {id} on {}", pages.join(", ")))?;
+            if let Subject::Claim { id, pages, current } = &subject {
+                out.line(&if *current {
+                    format!("claim {id} on {}", pages.join(", "))
+                } else {
+                    format!("claim {id} (on no page now; last on {})", pages.join(", "))
+                })?;
             }
             for e in &entries {
                 out.text(&history::entry_text(e))?;

@@ -17,6 +17,10 @@ use crate::session::Session;
 /// the commit) or `--keep-later` (keep the later changes) says how to resolve them. Rolling
 /// back a commit twice is a no-op (no new commit). Generated files (indexes, reports, caches)
 /// are refreshed by the recompile instead of being reverted.
+///
+/// When nothing changes, the output says why: the commit changed only compiled output (a
+/// compile commit), a later rollback commit already undid it, or the vault already has what was
+/// there before it (`noChange` and `message` in JSON; exit status 0).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The commit to undo (id, branch, `HEAD~2`, …).
@@ -78,6 +82,8 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         return Ok(exit::OK);
     }
     let target = outcome.target.map(|t| t.to_string()).unwrap_or_default();
+    let short = outcome.target.as_ref().map(short_id).unwrap_or_default();
+    let explanation = outcome.no_change.as_ref().map(|n| n.explain(&short));
     let record = json!({
         "type": "rollback",
         "target": target,
@@ -88,14 +94,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         "skipped": outcome.skipped,
         "conflicts": outcome.conflicts,
         "dryRun": args.dry_run,
+        "noChange": outcome.no_change,
+        "message": explanation,
     });
     match format {
         Format::Text => {
-            let short = outcome.target.as_ref().map(short_id).unwrap_or_default();
-            if outcome.page_changes.is_empty() {
-                out.line(&format!(
-                    "Nothing to roll back for {short}: its changes are already undone."
-                ))?;
+            if let Some(explanation) = &explanation {
+                out.line(explanation)?;
             } else {
                 out.line(&format!(
                     "Rolled back {short} ({}) in {}: {}.",
