@@ -483,7 +483,7 @@ fn cjk_queries_find_tldr_pages() {
 }
 
 fn index_report(v: &Vault) -> Value {
-    let run = v.run("wiki", &["index"]);
+    let run = v.run("wiki", &["index", "--format", "jsonl"]);
     run.expect_code(0);
     run.jsonl().remove(0)
 }
@@ -782,7 +782,7 @@ fn corrupt_or_old_index_is_rebuilt() {
     run.expect_code(0);
     assert!(run.stderr.contains("rebuilding"), "{}", run.stderr);
     // Forced rebuild.
-    let run = v.run("wiki", &["index", "--rebuild"]);
+    let run = v.run("wiki", &["index", "--rebuild", "--format", "jsonl"]);
     run.expect_code(0);
     assert_eq!(run.jsonl()[0]["rebuilt"], "requested");
 }
