@@ -15,6 +15,8 @@
 //!   (`--ranking reference`), kept as a baseline;
 //! * [`memory`] — the memory corpus: chunks, decay, importance, MMR;
 //! * [`get`] — `wiki get`;
+//! * [`resident`] — indexes kept in memory between the requests of a long-running process
+//!   (`wiki mcp`), each request still seeing the pages as they are;
 //! * [`server`] — the optional per-vault search server (Linux, inotify) and its client;
 //! * [`cmd`] — the `search`, `get` and `index` commands.
 //!
@@ -99,6 +101,7 @@ pub mod get;
 pub mod memory;
 pub mod rank;
 pub mod reference;
+pub mod resident;
 pub mod segment;
 pub mod server;
 pub mod sources;

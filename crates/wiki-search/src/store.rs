@@ -605,6 +605,15 @@ struct Plan {
 
 /// `forced`: paths (sorted) known to have changed (the search server's file events), checked
 /// even when their stat data agrees with the manifest.
+/// Whether an index with `manifest` covers exactly the pages of `files` (a listing of its
+/// source): the test of the refresh's lock-free fast path, racily clean entries counting as
+/// changed. A process that keeps an index between requests ([`crate::resident`]) uses it as is
+/// only then.
+pub fn is_current(manifest: &Manifest, files: &[SourceFile]) -> bool {
+    let p = plan(files, manifest, &[]);
+    p.check.is_empty() && p.removed == 0
+}
+
 fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
     let mut check = Vec::new();
     let mut old = Vec::with_capacity(files.len());

@@ -36,6 +36,7 @@ pub fn builtin() -> Vec<Subcommand> {
     all.extend(wiki_import::commands());
     all.extend(wiki_status::commands());
     all.extend(wiki_memory::commands());
+    all.extend(wiki_mcp::commands());
     all.push(wiki_cli::subcommand!(
         "completions",
         "Print the shell completion script (bash, zsh, fish, elvish, powershell)",

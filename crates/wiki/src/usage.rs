@@ -321,6 +321,16 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "mcp",
+        &[
+            ("wiki mcp", "Serve the vault to an MCP client on stdio"),
+            (
+                "wiki --agent support mcp --workspace ~/agents/support",
+                "As the agent support: its branch and its memory workspace",
+            ),
+        ],
+    ),
+    (
         "obsidian",
         &[
             (

@@ -120,6 +120,29 @@ pub struct Args {
     pub detach: bool,
 }
 
+impl Args {
+    /// A search for `query` with every flag at its default (what clap gives for `wiki search
+    /// QUERY`).
+    pub fn plain(query: Vec<String>) -> Args {
+        Args {
+            query,
+            mode: Mode::Auto,
+            corpus: Corpus::Wiki,
+            backend: Backend::Shared,
+            max_results: 10,
+            memory: None,
+            min_score: None,
+            ranking: Ranking::Bm25f,
+            no_refresh: false,
+            batch: false,
+            serve: false,
+            server: None,
+            idle_timeout: 1800,
+            detach: false,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct HitRecord<'a> {
     #[serde(rename = "type")]
@@ -347,22 +370,7 @@ static SERVER_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBo
 pub fn fast_parse(argv: &[std::ffi::OsString]) -> Option<(GlobalArgs, Args)> {
     use clap::ValueEnum;
     let mut global = GlobalArgs::default();
-    let mut args = Args {
-        query: Vec::new(),
-        mode: Mode::Auto,
-        corpus: Corpus::Wiki,
-        backend: Backend::Shared,
-        max_results: 10,
-        memory: None,
-        min_score: None,
-        ranking: Ranking::Bm25f,
-        no_refresh: false,
-        batch: false,
-        serve: false,
-        server: None,
-        idle_timeout: 1800,
-        detach: false,
-    };
+    let mut args = Args::plain(Vec::new());
     let mut seen: Vec<&str> = Vec::new();
     let mut words_ended = false;
     let mut it = argv.iter().skip(1);
