@@ -211,10 +211,10 @@ impl Vault {
     }
 
     /// Wait until every file written so far is old enough for the parse cache to record its
-    /// stat data ([`wiki_parse::pagecache::SETTLE_SECS`]), so that the next compile that reads them
+    /// stat data ([`wiki_vault::pagecache::SETTLE_SECS`]), so that the next compile that reads them
     /// lets later runs skip reading them.
     pub fn settle(&self) {
-        let settle = wiki_parse::pagecache::SETTLE_SECS.unsigned_abs();
+        let settle = wiki_vault::pagecache::SETTLE_SECS.unsigned_abs();
         std::thread::sleep(std::time::Duration::from_millis(settle * 1_000 + 100));
     }
 

@@ -162,7 +162,7 @@ pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
 
 /// The vault-relative directories holding one git-ignored cache directory per agent branch
 /// (`<root>/<ID>/`): the compiled caches ([`wiki_parse::layout::cache_location`]) and the parse
-/// cache ([`wiki_parse::pagecache::cache_dir`]).
+/// cache ([`wiki_vault::pagecache::cache_dir`]).
 pub fn cache_roots() -> [String; 2] {
     [
         format!("{}/agents", wiki_parse::layout::CACHE_DIR),

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use wiki_digest::Snapshot;
 use wiki_digest::snapshot::tracks;
-use wiki_parse::vault;
 use wiki_store::Store;
+use wiki_vault as vault;
 
 use crate::error::{Error, Result};
 

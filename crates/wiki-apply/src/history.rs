@@ -141,7 +141,7 @@ pub fn resolve(session: &Session, lookup: &str) -> Result<Subject> {
     }
     // A path that never held a page (or whose page the walk could not read): its path history.
     if let Some(key) = page_key
-        && wiki_parse::vault::is_page_path(key)
+        && wiki_vault::is_page_path(key)
     {
         return Ok(Subject::Page(key.to_string()));
     }
@@ -172,7 +172,7 @@ fn find_in_past(
         for path in info
             .changed_paths
             .iter()
-            .filter(|p| wiki_parse::vault::is_page_path(p))
+            .filter(|p| wiki_vault::is_page_path(p))
         {
             if page_key == Some(path.as_str()) {
                 return Ok(Some(Subject::Page(path.clone())));
@@ -235,7 +235,7 @@ fn moved_from(
         return Ok(None);
     };
     for other in &info.changed_paths {
-        if other == path || !wiki_parse::vault::is_page_path(other) {
+        if other == path || !wiki_vault::is_page_path(other) {
             continue;
         }
         let held_before = frontmatter_naming(session, &parent, other, &[Some(needle)])?

@@ -334,7 +334,7 @@ fn only_related_changed(path: &str, after: Option<&[u8]>, before: Option<&[u8]>)
     let (Some(after), Some(before)) = (after, before) else {
         return false;
     };
-    if !wiki_parse::vault::is_page_path(path) {
+    if !wiki_vault::is_page_path(path) {
         return false;
     }
     let (Ok(a), Ok(b)) = (
@@ -410,7 +410,7 @@ pub fn merge_file(
     ) else {
         return pick(conflict("binary file changed later"));
     };
-    if wiki_parse::vault::is_page_path(path)
+    if wiki_vault::is_page_path(path)
         && let (Ok(pb), Ok(pl), Ok(pf)) = (
             page::parse_page(path, base),
             page::parse_page(path, later),

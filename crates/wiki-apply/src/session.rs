@@ -627,7 +627,7 @@ pub fn commit_batch(
 fn check_page_sizes(page_changes: &[FileChange]) -> Result<()> {
     for c in page_changes {
         let len = c.after.as_ref().map_or(0, Vec::len);
-        if len > wiki_parse::page::MAX_PAGE_BYTES && wiki_parse::vault::is_page_path(&c.path) {
+        if len > wiki_parse::page::MAX_PAGE_BYTES && wiki_vault::is_page_path(&c.path) {
             return Err(Error::Invalid(format!(
                 "{}: the page would be {len} bytes, over the page size limit of {} bytes (16 MiB) that every command reading the vault enforces; nothing was written",
                 c.path,

@@ -1008,7 +1008,7 @@ fn operations_leave_dashboard_links_to_the_next_compile() {
             .info
     };
     let cached = || {
-        wiki_parse::pagecache::ParseCache::load(&v.root)
+        wiki_vault::pagecache::ParseCache::load(&v.root)
             .get_any(path)
             .unwrap()
     };

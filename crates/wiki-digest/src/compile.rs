@@ -14,7 +14,7 @@
 //! 5. `index.md` and the five `<dir>/index.md` ([`crate::index`]).
 //!
 //! [`compile_cached`] gives the same result while skipping work the parse cache
-//! (`.openclaw-wiki/tmp/parse-cache.bin`, [`wiki_parse::pagecache`]) proves unnecessary: pages
+//! (`.openclaw-wiki/tmp/parse-cache.bin`, [`wiki_vault::pagecache`]) proves unnecessary: pages
 //! whose path and blob id it holds are not parsed again; while every page's link-graph fields
 //! are unchanged, only edited pages whose Related block is not the recorded one get it
 //! recomputed; dashboards whose per-page inputs ([`crate::reports::inputs`]) no edit changed are
@@ -38,10 +38,10 @@ use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
 use wiki_parse::markers::{Block, replace_managed_block};
 use wiki_parse::page::git_blob_id;
 use wiki_parse::page::parse_page_without_links;
-use wiki_parse::pagecache::{ParseCache, TextLayout};
-use wiki_parse::vault::VaultPages;
 use wiki_parse::{Page, PageError, PageInfo};
 use wiki_store::Change;
+use wiki_vault::VaultPages;
+use wiki_vault::pagecache::{ParseCache, TextLayout};
 use yaml_serde::Value as Yaml;
 
 use crate::digest;
@@ -301,7 +301,7 @@ fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
         wiki_parse::markers::block_body(&page.text, &block),
     ) {
         (Some(sum), Some(body)) => {
-            wiki_parse::pagecache::checksum(body.as_bytes()) == sum
+            wiki_vault::pagecache::checksum(body.as_bytes()) == sum
                 && replace_managed_block(&page.text, &block, body) == page.text
         }
         _ => false,
@@ -348,7 +348,7 @@ fn current_reports_checksum(
     let sync = snapshot.get(crate::snapshot::SOURCE_SYNC_PATH);
     crate::reuse::reports_checksum_with(files, sync, tag, |path, bytes| {
         if changed.contains(path) {
-            return wiki_parse::pagecache::checksum(bytes);
+            return wiki_vault::pagecache::checksum(bytes);
         }
         let lock = || {
             sums.lock()
@@ -357,7 +357,7 @@ fn current_reports_checksum(
         if let Some(sum) = lock().get(path) {
             return *sum;
         }
-        let sum = wiki_parse::pagecache::checksum(bytes);
+        let sum = wiki_vault::pagecache::checksum(bytes);
         lock().insert(path.to_string(), sum);
         sum
     })
@@ -689,7 +689,7 @@ pub fn finish_saving_aside() {
 }
 
 /// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
-/// the resulting files parses only what changed (see [`wiki_parse::pagecache`]). `prev` is the
+/// the resulting files parses only what changed (see [`wiki_vault::pagecache`]). `prev` is the
 /// cache the compile read (unchanged pages are copied from it); `snapshot` the files compiled
 /// (the stat data of the pages it read from disk unchanged is recorded).
 pub fn save_parse_cache(
@@ -703,7 +703,7 @@ pub fn save_parse_cache(
         label.push(';');
         label.push_str(&r.to_label());
     }
-    wiki_parse::pagecache::save_copying_for(
+    wiki_vault::pagecache::save_copying_for(
         vault_dir,
         snapshot.parse_cache_agent(),
         &label,
@@ -1009,7 +1009,7 @@ fn related_blocks(
                 let updated = replace_managed_block(&page.text, &Block::related(), &body);
                 (updated != page.text).then(|| {
                     let blob = git_blob_id(updated.as_bytes());
-                    let related = wiki_parse::pagecache::related_checksum(&updated);
+                    let related = wiki_vault::pagecache::related_checksum(&updated);
                     (i, updated, blob, related)
                 })
             })
@@ -1047,7 +1047,7 @@ fn text_layouts(
         .map(|(i, p)| {
             let related = match new_related.get(&i) {
                 Some(related) => *related,
-                None => wiki_parse::pagecache::related_checksum(&p.text),
+                None => wiki_vault::pagecache::related_checksum(&p.text),
             };
             let layout = TextLayout {
                 body_offset: p.body_offset,
@@ -1105,7 +1105,7 @@ fn digest_outputs(
         .then(|| {
             // Checksums of the outputs (unless computed as the files were spliced), and the
             // clock window: side by side.
-            use wiki_parse::pagecache::block_checksum;
+            use wiki_vault::pagecache::block_checksum;
             let ((digest, claims), window) = rayon::join(
                 || {
                     rayon::join(
@@ -1287,7 +1287,7 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
 /// pages keep their digest object and claim lines, the others are rendered (see
 /// [`crate::reuse`]). `None` when the old files do not have the expected shape; `claims.jsonl`
 /// is `None` when it does not change (the lines to remove are the lines to add). Each file
-/// comes with its [`wiki_parse::pagecache::block_checksum`] when it was computed on the way.
+/// comes with its [`wiki_vault::pagecache::block_checksum`] when it was computed on the way.
 #[allow(clippy::too_many_arguments)]
 fn reuse_digest(
     snapshot: &Snapshot,
@@ -1397,7 +1397,7 @@ fn reuse_digest(
     Some((agent, claims))
 }
 
-/// A compiled file and, when known, its [`wiki_parse::pagecache::block_checksum`].
+/// A compiled file and, when known, its [`wiki_vault::pagecache::block_checksum`].
 type Summed = (Vec<u8>, Option<u64>);
 
 fn yaml_str(s: &str) -> Yaml {

@@ -208,7 +208,7 @@ pub fn overlay_agent_files(snapshot: &mut crate::Snapshot, vault_dir: &Path, age
 
 /// An agent's first compile of its branch read from git ([`crate::Snapshot::parse_cache_agent`]):
 /// while the agent has neither derived files nor a parse cache of its own, the compile starts
-/// from the checked-out branch's parse cache ([`wiki_parse::pagecache::ParseCache::load_for`]),
+/// from the checked-out branch's parse cache ([`wiki_vault::pagecache::ParseCache::load_for`]),
 /// whose label records that branch's derived files. Put those files (the work tree's) into
 /// `snapshot`, so that the compile can reuse them (checked against the label first, as always;
 /// reuse is keyed by content, so pages where the branches differ are handled as edits) instead
@@ -224,7 +224,7 @@ pub fn seed_agent_files(snapshot: &mut crate::Snapshot) {
     };
     let paths = [AGENT_DIGEST_PATH, CLAIMS_PATH];
     if paths.iter().any(|p| snapshot.get(p).is_some())
-        || wiki_parse::pagecache::agent_has_cache(&vault, &agent)
+        || wiki_vault::pagecache::agent_has_cache(&vault, &agent)
     {
         return;
     }

@@ -489,7 +489,7 @@ fn parse_cache_gives_the_same_result_as_a_full_parse() {
 
     // Re-rendered dashboards enter the parse cache with the links and blob id a whole parse
     // of their file gives (their links are extracted apart, beside the digest).
-    let cache = wiki_parse::pagecache::ParseCache::load(&cached.path(""));
+    let cache = wiki_vault::pagecache::ParseCache::load(&cached.path(""));
     let reports: Vec<&str> = cache
         .paths()
         .filter(|p| p.starts_with("reports/"))

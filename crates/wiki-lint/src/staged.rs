@@ -30,8 +30,8 @@ use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 use rayon::prelude::*;
 use wiki_parse::links::LinkTargets;
-use wiki_parse::vault::{self, PageKind};
 use wiki_parse::{PageError, PageInfo};
+use wiki_vault::{self as vault, PageKind};
 
 /// Errors that stop staged linting (exit 2).
 #[derive(Debug, thiserror::Error)]

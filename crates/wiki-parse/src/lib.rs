@@ -1,8 +1,8 @@
 //! # wiki-parse — the vault model
 //!
-//! The one place in the toolchain that reads vault pages. Everything else (digest, lint, search,
-//! apply) consumes [`Page`] / [`PageInfo`] values from here, or the JSON Lines records the
-//! `wiki-parse` binary prints (see [`record`]).
+//! The pure model of a vault page: bytes in, [`Page`] out. No git, no file-system walk, no
+//! command line; listing a vault, change detection and the parse cache are `wiki-vault`'s, which
+//! feeds every command. The JSON Lines records of `wiki-parse` are [`record`].
 //!
 //! * [`frontmatter`] — `---` fences (CRLF tolerated) and the body split;
 //! * [`yaml`] — YAML parsing with file line numbers, an order-preserving emitter, and why we
@@ -11,14 +11,13 @@
 //!   with the normalisation rules of reference §2.3;
 //! * [`page`] — parsing one file (binary, UTF-8, size and YAML errors reported as
 //!   `path:line: message`), title resolution, git blob ids, page rendering;
-//! * [`vault`] — page kinds, layout and discovery (symlinks never followed);
+//! * [`vault`] — page kinds and what counts as a page (symlinks never followed);
 //! * [`slug`] — slugs and file names (§2.4);
 //! * [`markers`] — managed blocks and human blocks (§2.5);
 //! * [`links`] — link extraction, resolution and formatting (§2.6);
 //! * [`time`] — timestamps and freshness (§4.2);
 //! * [`layout`] — what `wiki init` creates (§1.2).
 
-pub mod cmd;
 pub mod frontmatter;
 pub mod health;
 pub mod layout;
@@ -27,9 +26,7 @@ pub mod markdown;
 pub mod markers;
 pub mod model;
 pub mod page;
-pub mod pagecache;
 pub mod record;
-pub mod sealed;
 pub mod slug;
 pub mod time;
 pub mod vault;
@@ -41,14 +38,4 @@ pub use model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
 pub use page::{
     KeyLineMap, Page, PageError, PageFrontmatter, PageInfo, parse_frontmatter, parse_page,
 };
-pub use vault::{PageKind, VaultError, VaultPages, read_vault};
-
-/// Built-in `wiki` subcommands contributed by this crate.
-pub fn commands() -> Vec<wiki_cli::Subcommand> {
-    vec![wiki_cli::subcommand!(
-        "parse",
-        "Parse vault pages into JSON Lines records",
-        cmd::Args,
-        cmd::run
-    )]
-}
+pub use vault::{PageKind, VaultPages};

@@ -266,7 +266,7 @@ pub fn git_blob_id(bytes: &[u8]) -> String {
 
 /// The 40 lower-case hex digits of a 20-byte id (a git object id), handed to `make` as text
 /// (no intermediate string: the parse cache builds a shared one directly).
-pub(crate) fn hex_id<T>(raw: &[u8; 20], make: impl FnOnce(&str) -> T) -> T {
+pub fn hex_id<T>(raw: &[u8; 20], make: impl FnOnce(&str) -> T) -> T {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut buf = [0u8; 40];
     for (pair, b) in buf.chunks_exact_mut(2).zip(raw) {

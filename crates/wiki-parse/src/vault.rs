@@ -1,13 +1,11 @@
-//! Vault layout and page discovery (reference §1.2, §2.1).
+//! What counts as a page (reference §1.2, §2.1): the rules, as pure functions of paths.
 //!
 //! Pages live under five directories; the kind of a page is given by the first path segment
-//! only. Discovery walks each directory recursively (bounded depth), takes regular files ending in
-//! `.md` except directory indexes (`index.md`), skips hidden entries, never follows symlinks (a
-//! symlinked page is reported as an error, so nothing outside the vault is ever read), and returns
-//! paths in scan order: `sources`, `entities`, `concepts`, `syntheses`, `reports`, each sorted by
-//! path.
-
-use std::path::{Path, PathBuf};
+//! only. A page is a regular file ending in `.md` below a page directory (at most [`MAX_DEPTH`]
+//! directories deep), not a directory index (`index.md`), with no hidden path segment; symbolic
+//! links are never followed (a symlinked page is reported as an error). Scan order is
+//! `sources`, `entities`, `concepts`, `syntheses`, `reports`, each sorted by path
+//! ([`scan_order`]). Listing a work tree or a git tree by these rules is `wiki-vault`'s job.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -95,491 +93,26 @@ pub fn is_page_path(path: &str) -> bool {
 }
 
 /// A `.md` file below a page directory with no hidden or empty path segment: a page, or an
-/// `index.md` (which [`scan`] also reports when it is a symbolic link).
-fn named_like_page(path: &str) -> bool {
+/// `index.md` (which a scan also reports when it is a symbolic link).
+pub fn named_like_page(path: &str) -> bool {
     PageKind::from_path(path).is_some()
         && path.ends_with(".md")
         && path.contains('/')
         && visible(path)
 }
 
-/// No hidden (`.`-prefixed) or empty segment: a path [`scan`] can reach.
-fn visible(path: &str) -> bool {
+/// No hidden (`.`-prefixed) or empty segment: a path a scan can reach.
+pub fn visible(path: &str) -> bool {
     !path.split('/').any(|s| s.starts_with('.') || s.is_empty())
 }
 
-/// Errors that stop a whole vault read (exit code 2).
-#[derive(Debug, thiserror::Error)]
-pub enum VaultError {
-    /// The vault path does not exist.
-    #[error("{0}: vault directory does not exist")]
-    Missing(PathBuf),
-    /// The vault path is not a directory.
-    #[error("{0}: not a directory")]
-    NotADirectory(PathBuf),
-    /// The vault or one of its page directories cannot be read.
-    #[error("{path}: cannot read directory: {source}")]
-    Unreadable {
-        /// Directory that failed.
-        path: PathBuf,
-        /// Underlying error.
-        source: std::io::Error,
-    },
-}
-
-/// A page file found on disk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageFile {
-    /// Vault-relative path.
-    pub path: String,
-    /// Absolute path.
-    pub abs: PathBuf,
-    /// Set when the entry cannot be read as a page (symlink, unreadable sub-directory).
-    pub problem: Option<String>,
-}
-
-fn check_vault(vault: &Path) -> Result<(), VaultError> {
-    match std::fs::metadata(vault) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(VaultError::NotADirectory(vault.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(VaultError::Missing(vault.to_path_buf()))
-        }
-        Err(e) => Err(VaultError::Unreadable {
-            path: vault.to_path_buf(),
-            source: e,
-        }),
-    }
-}
-
 /// The problem of a page that is a symbolic link.
-const SYMLINKED_PAGE: &str = "symlink not followed: pages must be regular files inside the vault";
+pub const SYMLINKED_PAGE: &str =
+    "symlink not followed: pages must be regular files inside the vault";
 /// The problem of a page directory that is a symbolic link.
-const SYMLINKED_DIRECTORY: &str = "symlinked page directory not followed";
+pub const SYMLINKED_DIRECTORY: &str = "symlinked page directory not followed";
 /// The problem of an entry whose name is not UTF-8.
-const NOT_UTF8: &str = "file name is not valid UTF-8";
-
-fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<(), VaultError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| VaultError::Unreadable {
-        path: dir.to_path_buf(),
-        source: e,
-    })?;
-    // (name, file type, path); names that are not UTF-8 (no file type) in their U+FFFD form,
-    // with their bytes to order them among equal forms.
-    type Listed = (String, Option<std::fs::FileType>, PathBuf, Vec<u8>);
-    let mut items: Vec<Listed> = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| VaultError::Unreadable {
-            path: dir.to_path_buf(),
-            source: e,
-        })?;
-        let name = match entry.file_name().into_string() {
-            Ok(name) => name,
-            Err(raw) => {
-                let lossy = raw.to_string_lossy().into_owned();
-                items.push((lossy, None, entry.path(), raw.as_encoded_bytes().to_vec()));
-                continue;
-            }
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let ft = entry.file_type().map_err(|e| VaultError::Unreadable {
-            path: entry.path(),
-            source: e,
-        })?;
-        let raw = name.as_bytes().to_vec();
-        items.push((name, Some(ft), entry.path(), raw));
-    }
-    // By name (see `fast::walk`), then by bytes: not in the directory's order.
-    items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.3.cmp(&b.3)));
-    for (name, ft, abs, _) in items {
-        let path = format!("{rel}/{name}");
-        let Some(ft) = ft else {
-            out.push(PageFile {
-                path,
-                abs,
-                problem: Some(NOT_UTF8.into()),
-            });
-            continue;
-        };
-        if ft.is_symlink() {
-            if name.ends_with(".md") {
-                out.push(PageFile {
-                    path,
-                    abs,
-                    problem: Some(SYMLINKED_PAGE.into()),
-                });
-            }
-        } else if ft.is_dir() {
-            if depth >= MAX_DEPTH {
-                continue;
-            }
-            if let Err(e) = walk(&abs, &path, depth + 1, out) {
-                out.push(PageFile {
-                    path,
-                    abs,
-                    problem: Some(e.to_string()),
-                });
-            }
-        } else if ft.is_file() && name.ends_with(".md") && name != "index.md" {
-            out.push(PageFile {
-                path,
-                abs,
-                problem: None,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Stat data of listed page files, each read relative to an open descriptor of its directory
-/// (Linux `fstatat`): the kernel resolves one name per page instead of the whole path from the
-/// vault's root down (path lookups 2.3 -> 1.6% of an operation's CPU on a 10,000-page vault).
-#[derive(Debug, Default)]
-pub struct PageStatter {
-    #[cfg(unix)]
-    dirs: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
-}
-
-impl PageStatter {
-    /// At most this many directories are held open (a vault of many small directories must
-    /// not use up the process's file descriptors; the pages of the others are statted by path).
-    pub const MAX_DIRS: usize = 64;
-
-    /// Open the directories of `files`, the first [`PageStatter::MAX_DIRS`] of them (those not
-    /// open are statted by path).
-    pub fn new(files: &[PageFile]) -> PageStatter {
-        #[cfg(unix)]
-        {
-            use rustix::fs::{Mode, OFlags};
-            let mut dirs = std::collections::HashMap::new();
-            for f in files {
-                if dirs.len() < Self::MAX_DIRS
-                    && let Some(dir) = f.abs.parent()
-                    && !dirs.contains_key(dir)
-                    && let Ok(fd) = rustix::fs::open(
-                        dir,
-                        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                        Mode::empty(),
-                    )
-                {
-                    dirs.insert(dir.to_path_buf(), fd);
-                }
-            }
-            PageStatter { dirs }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = files;
-            PageStatter {}
-        }
-    }
-
-    /// The length and stat data of `f`, not following a symbolic link (like
-    /// [`std::fs::symlink_metadata`] and [`crate::pagecache::FileStat::of`]).
-    pub fn stat(&self, f: &PageFile) -> std::io::Result<(u64, Option<crate::pagecache::FileStat>)> {
-        #[cfg(unix)]
-        if let (Some(dir), Some(name)) = (f.abs.parent(), f.abs.file_name())
-            && let Some(fd) = self.dirs.get(dir)
-        {
-            let st = rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
-            let stat = crate::pagecache::FileStat::of_stat(&st);
-            return Ok((stat.size, Some(stat)));
-        }
-        let meta = std::fs::symlink_metadata(&f.abs)?;
-        Ok((meta.len(), crate::pagecache::FileStat::of(&meta)))
-    }
-}
-
-/// List the page files of a vault in scan order. Missing page directories are simply empty.
-/// The page directories are read side by side, their listings concatenated in
-/// [`PageKind::ALL`] order.
-pub fn scan(vault: &Path) -> Result<Vec<PageFile>, VaultError> {
-    scan_kinds(
-        vault,
-        |dir, rel| {
-            let mut out = Vec::new();
-            walk(dir, rel, 0, &mut out)?;
-            Ok(out)
-        },
-        |file| file,
-    )
-}
-
-/// The page directories of `vault` side by side, each walked by `walk` (directory, vault
-/// path), their listings concatenated in [`PageKind::ALL`] order; a symbolic link in place of
-/// a page directory is listed as a problem (`problem` makes the entry), a missing one is empty.
-fn scan_kinds<T: Send>(
-    vault: &Path,
-    walk: impl Fn(&Path, &str) -> Result<Vec<T>, VaultError> + Sync,
-    problem: impl Fn(PageFile) -> T + Sync,
-) -> Result<Vec<T>, VaultError> {
-    check_vault(vault)?;
-    let listed: Vec<Result<Vec<T>, VaultError>> = PageKind::ALL
-        .par_iter()
-        .map(|kind| {
-            let dir = vault.join(kind.dir());
-            match std::fs::symlink_metadata(&dir) {
-                Ok(m) if m.is_dir() => walk(&dir, kind.dir()),
-                Ok(m) if m.file_type().is_symlink() => Ok(vec![problem(PageFile {
-                    path: kind.dir().to_string(),
-                    abs: dir,
-                    problem: Some(SYMLINKED_DIRECTORY.into()),
-                })]),
-                Ok(_) => Ok(Vec::new()),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-                Err(e) => Err(VaultError::Unreadable {
-                    path: dir,
-                    source: e,
-                }),
-            }
-        })
-        .collect();
-    let mut out = Vec::new();
-    for files in listed {
-        out.extend(files?);
-    }
-    Ok(out)
-}
-
-/// A listed page file with its length and stat data ([`scan_stat`]).
-#[derive(Debug)]
-pub struct StatedFile {
-    /// The file, as [`scan`] lists it.
-    pub file: PageFile,
-    /// Its length and stat data, read without following a symbolic link; `None` for an entry
-    /// with a [`PageFile::problem`] (not statted).
-    pub stat: Option<std::io::Result<(u64, Option<crate::pagecache::FileStat>)>>,
-}
-
-/// [`scan`] with each page's stat data, in one pass: every directory is read with `getdents`
-/// into one buffer and its pages are statted relative to its open descriptor (no path lookup
-/// from the root, no map from directories to descriptors), directories and pages spread over
-/// the thread pool. The same files in the same order as [`scan`] (tested); cheaper than listing
-/// and then statting every page by its path from the root.
-pub fn scan_stat(vault: &Path) -> Result<Vec<StatedFile>, VaultError> {
-    #[cfg(target_os = "linux")]
-    {
-        scan_kinds(
-            vault,
-            |dir, rel| fast::walk(dir, rel, 0),
-            |file| StatedFile { file, stat: None },
-        )
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let files = scan(vault)?;
-        let statter = PageStatter::new(&files);
-        Ok(files
-            .into_par_iter()
-            .map(|file| {
-                let stat = file.problem.is_none().then(|| statter.stat(&file));
-                StatedFile { file, stat }
-            })
-            .collect())
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod fast {
-    use std::ffi::CStr;
-    use std::os::fd::OwnedFd;
-    use std::path::Path;
-
-    use rayon::prelude::*;
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
-
-    use super::{MAX_DEPTH, PageFile, StatedFile, VaultError};
-    use crate::pagecache::FileStat;
-
-    /// An entry of a directory, as `walk` sorts and visits them.
-    enum Item {
-        /// A regular file named like a page.
-        Page(String),
-        /// A sub-directory.
-        Dir(String),
-        /// A symbolic link named like a page.
-        Link(String),
-        /// An entry whose name is not UTF-8: its name with U+FFFD for the bytes that are not,
-        /// and its bytes.
-        NotUtf8(String, Vec<u8>),
-    }
-
-    fn stat_of(fd: &OwnedFd, name: &str) -> std::io::Result<(u64, Option<FileStat>)> {
-        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(std::io::Error::other("not a regular file"));
-        }
-        let stat = FileStat::of_stat(&st);
-        Ok((stat.size, Some(stat)))
-    }
-
-    /// The pages under directory `dir` (vault path `rel`), as `super::walk` lists them, with
-    /// their stat data.
-    pub(super) fn walk(dir: &Path, rel: &str, depth: usize) -> Result<Vec<StatedFile>, VaultError> {
-        let unreadable = |e: std::io::Error| VaultError::Unreadable {
-            path: dir.to_path_buf(),
-            source: e,
-        };
-        let fd = rustix::fs::open(
-            dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| unreadable(e.into()))?;
-        let mut out = Vec::new();
-        let mut items: Vec<Item> = Vec::new();
-        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-        let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
-        while let Some(entry) = entries.next() {
-            let entry = entry.map_err(|e| unreadable(e.into()))?;
-            let name: &CStr = entry.file_name();
-            let bytes = name.to_bytes();
-            // (As `super::walk`: a name that is not UTF-8 is reported even when it is hidden.)
-            let Ok(name) = std::str::from_utf8(bytes) else {
-                let lossy = String::from_utf8_lossy(bytes).into_owned();
-                items.push(Item::NotUtf8(lossy, bytes.to_vec()));
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                kind = match rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(st) => FileType::from_raw_mode(st.st_mode),
-                    Err(e) => return Err(unreadable(e.into())),
-                };
-            }
-            let page_name = name.ends_with(".md");
-            match kind {
-                FileType::Symlink if page_name => items.push(Item::Link(name.to_string())),
-                FileType::Directory if depth < MAX_DEPTH => items.push(Item::Dir(name.to_string())),
-                FileType::RegularFile if page_name && name != "index.md" => {
-                    items.push(Item::Page(name.to_string()))
-                }
-                _ => {}
-            }
-        }
-        drop(buf);
-        fn name_of(item: &Item) -> &str {
-            match item {
-                Item::Page(n) | Item::Dir(n) | Item::Link(n) | Item::NotUtf8(n, _) => n,
-            }
-        }
-        fn raw_of(item: &Item) -> &[u8] {
-            match item {
-                Item::NotUtf8(_, raw) => raw,
-                other => name_of(other).as_bytes(),
-            }
-        }
-        // By name (names that are not UTF-8 where their U+FFFD form sorts, as a listing of git's
-        // tree does), then by bytes: the order does not depend on the directory's.
-        items.sort_unstable_by(|a, b| {
-            name_of(a)
-                .cmp(name_of(b))
-                .then_with(|| raw_of(a).cmp(raw_of(b)))
-        });
-        // Pages statted (and sub-directories walked) side by side, then put back in order.
-        enum Found {
-            One(StatedFile),
-            Many(Vec<StatedFile>),
-        }
-        let found: Vec<Found> = items
-            .par_iter()
-            .with_min_len(64)
-            .map(|item| {
-                let name = name_of(item);
-                let path = format!("{rel}/{name}");
-                let abs = dir.join(name);
-                match item {
-                    Item::Page(_) => {
-                        let stat = stat_of(&fd, name);
-                        Found::One(StatedFile {
-                            file: PageFile {
-                                path,
-                                abs,
-                                problem: None,
-                            },
-                            stat: Some(stat),
-                        })
-                    }
-                    Item::Link(_) => Found::One(StatedFile {
-                        file: PageFile {
-                            path,
-                            abs,
-                            problem: Some(super::SYMLINKED_PAGE.into()),
-                        },
-                        stat: None,
-                    }),
-                    Item::NotUtf8(_, raw) => {
-                        use std::os::unix::ffi::OsStrExt;
-                        Found::One(StatedFile {
-                            file: PageFile {
-                                path,
-                                abs: dir.join(std::ffi::OsStr::from_bytes(raw)),
-                                problem: Some(super::NOT_UTF8.into()),
-                            },
-                            stat: None,
-                        })
-                    }
-                    Item::Dir(_) => Found::Many(walk(&abs, &path, depth + 1).unwrap_or_else(|e| {
-                        vec![StatedFile {
-                            file: PageFile {
-                                path,
-                                abs,
-                                problem: Some(e.to_string()),
-                            },
-                            stat: None,
-                        }]
-                    })),
-                }
-            })
-            .collect();
-        out.reserve(found.len());
-        for f in found {
-            match f {
-                Found::One(file) => out.push(file),
-                Found::Many(files) => out.extend(files),
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// Read and parse one page file.
-pub fn read_page(file: &PageFile) -> Result<Page, PageError> {
-    if let Some(problem) = &file.problem {
-        return Err(PageError {
-            path: file.path.clone(),
-            line: 1,
-            message: problem.clone(),
-        });
-    }
-    let meta = std::fs::symlink_metadata(&file.abs).map_err(|e| PageError {
-        path: file.path.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
-    if meta.len() as usize > page::MAX_PAGE_BYTES {
-        return Err(PageError {
-            path: file.path.clone(),
-            line: 1,
-            message: format!(
-                "file is too large to be a page ({} bytes; the limit is {} bytes)",
-                meta.len(),
-                page::MAX_PAGE_BYTES
-            ),
-        });
-    }
-    let bytes = std::fs::read(&file.abs).map_err(|e| PageError {
-        path: file.path.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
-    page::parse_page(&file.path, &bytes)
-}
+pub const NOT_UTF8: &str = "file name is not valid UTF-8";
 
 /// The result of reading a whole vault: parsed pages (scan order) and pages that failed.
 #[derive(Debug, Default)]
@@ -588,17 +121,6 @@ pub struct VaultPages {
     pub pages: Vec<Page>,
     /// Pages that could not be parsed, in scan order.
     pub errors: Vec<PageError>,
-}
-
-/// Read and parse every page of a vault (in parallel). One bad page never stops the others.
-pub fn read_vault(vault: &Path) -> Result<VaultPages, VaultError> {
-    let files = scan(vault)?;
-    Ok(read_files(&files))
-}
-
-/// Parse a list of page files (in parallel), keeping their order.
-pub fn read_files(files: &[PageFile]) -> VaultPages {
-    split_results(files.par_iter().map(read_page).collect())
 }
 
 /// Parse pages from in-memory `(path, bytes)` pairs (e.g. read from a git tree), in parallel.
@@ -611,109 +133,18 @@ pub fn parse_blobs(blobs: &[(String, Vec<u8>)]) -> VaultPages {
     )
 }
 
-/// The pages of a git tree ([`pages_at`]).
-#[derive(Debug, Default)]
-pub struct TreePages {
-    /// Page paths with their blob ids, in scan order.
-    pub pages: Vec<(String, wiki_store::ObjectId)>,
-    /// What a scan of a checkout would report ([`tree_problems`]), in scan order.
-    pub problems: Vec<PageError>,
-}
-
-impl TreePages {
-    /// Add `other`'s pages and problems (a listing of another directory of the same tree),
-    /// keeping scan order, each path once.
-    pub fn merge(&mut self, other: TreePages) {
-        self.pages.extend(other.pages);
-        self.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
-        self.pages.dedup_by(|(a, _), (b, _)| a == b);
-        self.problems.extend(other.problems);
-        self.problems.sort_by(|a, b| scan_order(&a.path, &b.path));
-        self.problems.dedup_by(|a, b| a.path == b.path);
-    }
-
-    /// Read and parse the pages (in parallel): one result per page or problem, in scan order,
-    /// as a checkout's read gives them ([`read_files`] of [`scan`]).
-    pub fn parse(
-        &self,
-        store: &wiki_store::Store,
-    ) -> Result<Vec<Result<Page, PageError>>, wiki_store::Error> {
-        let ids: Vec<wiki_store::ObjectId> = self.pages.iter().map(|(_, id)| *id).collect();
-        let blobs = store.read_blobs(&ids)?;
-        let mut results: Vec<(&str, Result<Page, PageError>)> = self
-            .pages
-            .par_iter()
-            .zip(blobs.par_iter())
-            .map(|((path, _), bytes)| (path.as_str(), page::parse_page(path, bytes)))
-            .collect();
-        results.extend(
-            self.problems
-                .iter()
-                .map(|e| (e.path.as_str(), Err(e.clone()))),
-        );
-        results.sort_by(|(a, _), (b, _)| scan_order(a, b));
-        Ok(results.into_iter().map(|(_, r)| r).collect())
-    }
-}
-
-/// The pages of the vault at git revision `rev` below vault directory `under` (`""`: the whole
-/// vault), read from git without a checkout, as [`scan`] would list them in a checkout: page
-/// paths ([`is_page_path`], at most [`MAX_DEPTH`] directories below their page directory) in
-/// scan order (page directories in [`PageKind::ALL`] order, then each directory's entries by
-/// name, depth first), and the problems such a scan reports ([`tree_problems`]).
-pub fn pages_at(
-    store: &wiki_store::Store,
-    rev: &str,
-    under: &str,
-) -> Result<TreePages, wiki_store::Error> {
-    let listing = store.list_tree(rev, under)?;
-    let mut out = TreePages {
-        problems: tree_problems(&listing),
-        pages: listing
-            .files
-            .into_iter()
-            .filter(|(p, _)| is_scanned_page_path(p))
-            .collect(),
-    };
-    out.pages.sort_by(|(a, _), (b, _)| scan_order(a, b));
-    Ok(out)
-}
-
-/// Whether [`scan`] would list a file at vault path `path` in a checkout: a page path
+/// Whether a scan would list a file at vault path `path` in a checkout: a page path
 /// ([`is_page_path`]) at most [`MAX_DEPTH`] directories below its page directory.
 pub fn is_scanned_page_path(path: &str) -> bool {
     is_page_path(path) && within_scan_depth(path)
 }
 
-fn within_scan_depth(path: &str) -> bool {
+/// At most [`MAX_DEPTH`] directories below the page directory.
+pub fn within_scan_depth(path: &str) -> bool {
     path.bytes().filter(|&b| b == b'/').count() <= MAX_DEPTH + 1
 }
 
-/// The problems [`scan`] would report in a checkout of a listed tree, in scan order: symbolic
-/// links in place of a page directory or named like a page ([`tree_link_problem`]), and
-/// entries of the page directories whose name is not UTF-8.
-pub fn tree_problems(listing: &wiki_store::Listing) -> Vec<PageError> {
-    let mut problems: Vec<PageError> = listing
-        .links
-        .iter()
-        .cloned()
-        .filter_map(tree_link_problem)
-        .collect();
-    problems.extend(listing.not_utf8.iter().filter_map(|path| {
-        let (parent, _) = path.rsplit_once('/')?;
-        (PageKind::from_path(path).is_some() && visible(parent) && within_scan_depth(path)).then(
-            || PageError {
-                path: path.clone(),
-                line: 1,
-                message: NOT_UTF8.into(),
-            },
-        )
-    }));
-    problems.sort_by(|a, b| scan_order(&a.path, &b.path));
-    problems
-}
-
-/// The problem [`scan`] would report for a symbolic link at vault path `path` in a checkout
+/// The problem a scan would report for a symbolic link at vault path `path` in a checkout
 /// (one in place of a page directory, or named like a page, `index.md` included); `None` for
 /// a link it would pass over.
 pub fn tree_link_problem(path: String) -> Option<PageError> {
@@ -733,7 +164,7 @@ pub fn tree_link_problem(path: String) -> Option<PageError> {
     })
 }
 
-/// [`scan`]'s order of two vault paths: page directories in [`PageKind::ALL`] order, then the
+/// A scan's order of two vault paths: page directories in [`PageKind::ALL`] order, then the
 /// paths compared name by name (a directory's entries sorted by name, each sub-directory's
 /// pages where its name sorts).
 pub fn scan_order(a: &str, b: &str) -> std::cmp::Ordering {
@@ -747,17 +178,8 @@ pub fn scan_order(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.split('/').cmp(b.split('/')))
 }
 
-/// Read and parse the pages of the vault at git revision `rev` ([`pages_at`],
-/// [`TreePages::parse`]), as [`read_vault`] reads a checkout.
-pub fn read_vault_at(
-    store: &wiki_store::Store,
-    rev: &str,
-) -> Result<VaultPages, wiki_store::Error> {
-    Ok(split_results(pages_at(store, rev, "")?.parse(store)?))
-}
-
 /// Sort parse results into pages and errors, keeping their order.
-fn split_results(results: Vec<Result<Page, PageError>>) -> VaultPages {
+pub fn split_results(results: Vec<Result<Page, PageError>>) -> VaultPages {
     let mut out = VaultPages::default();
     for r in results {
         match r {
@@ -786,150 +208,5 @@ mod tests {
         assert!(!is_page_path("index.md"));
         assert!(!is_page_path("sources/.hidden.md"));
         assert!(!is_page_path("sources/a.txt"));
-    }
-
-    /// Stat data through directory descriptors is the stat data of the path, for pages in more
-    /// directories than are held open, a symbolic link (not followed) and a page gone since
-    /// the listing.
-    #[cfg(unix)]
-    #[test]
-    fn statter_gives_the_stat_data_of_each_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let vault = dir.path();
-        for i in 0..PageStatter::MAX_DIRS + 6 {
-            let sub = vault.join(format!("entities/d{i:03}"));
-            std::fs::create_dir_all(&sub).unwrap();
-            std::fs::write(sub.join("p.md"), format!("# P{i}\n")).unwrap();
-        }
-        std::fs::write(vault.join("entities/top.md"), "# Top\n").unwrap();
-        std::os::unix::fs::symlink("top.md", vault.join("entities/link.md")).unwrap();
-        let files = scan(vault).unwrap();
-        let statter = PageStatter::new(&files);
-        assert_eq!(statter.dirs.len(), PageStatter::MAX_DIRS);
-        assert_eq!(files.len(), PageStatter::MAX_DIRS + 8);
-        for f in &files {
-            let meta = std::fs::symlink_metadata(&f.abs).unwrap();
-            let (len, stat) = statter.stat(f).unwrap();
-            assert_eq!(len, meta.len(), "{}", f.path);
-            assert_eq!(stat, crate::pagecache::FileStat::of(&meta), "{}", f.path);
-        }
-        let link = files.iter().find(|f| f.path == "entities/link.md").unwrap();
-        assert_eq!(statter.stat(link).unwrap().0, "top.md".len() as u64);
-        std::fs::remove_file(vault.join("entities/top.md")).unwrap();
-        let top = files.iter().find(|f| f.path == "entities/top.md").unwrap();
-        let gone = statter.stat(top).unwrap_err();
-        assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
-    }
-
-    /// `scan_stat` lists what `scan` lists, in the same order (nested and deep directories,
-    /// hidden entries, `index.md`, symbolic links to pages and to directories, names that are
-    /// not UTF-8, files that are not pages), with each page's stat data.
-    #[cfg(unix)]
-    #[test]
-    fn scan_stat_lists_what_scan_lists_with_stat_data() {
-        use std::os::unix::ffi::OsStrExt;
-        let dir = tempfile::tempdir().unwrap();
-        let vault = dir.path();
-        let write = |rel: &str| {
-            let p = vault.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, format!("# {rel}\n")).unwrap();
-        };
-        for i in 0..300 {
-            write(&format!("entities/e{:03}.md", (i * 7919) % 1000));
-        }
-        for rel in [
-            "concepts/a/b/c.md",
-            "concepts/a/index.md",
-            "concepts/a.md",
-            "concepts/z.txt",
-            "concepts/.hidden.md",
-            "concepts/.dir/x.md",
-            "sources/s.md",
-            "syntheses/deep/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/x.md",
-            "reports/r.md",
-        ] {
-            write(rel);
-        }
-        std::os::unix::fs::symlink("a.md", vault.join("concepts/link.md")).unwrap();
-        std::os::unix::fs::symlink("a", vault.join("concepts/dirlink")).unwrap();
-        for name in [
-            b"bad\xff.md".as_slice(),
-            b"bad\xfe-10.md",
-            b"bad\xfe-7.md",
-            b"bad\xff-8",
-            b"c\xff.md",
-        ] {
-            std::fs::write(
-                vault
-                    .join("concepts")
-                    .join(std::ffi::OsStr::from_bytes(name)),
-                "# Bad\n",
-            )
-            .unwrap();
-        }
-        let listed = scan(vault).unwrap();
-        let stated = scan_stat(vault).unwrap();
-        // Every entry in name order (names that are not UTF-8 in their U+FFFD form, equal
-        // forms by bytes), not in the directory's order.
-        let concepts: Vec<&str> = listed
-            .iter()
-            .map(|f| f.path.as_str())
-            .filter(|p| p.starts_with("concepts/"))
-            .collect();
-        assert_eq!(
-            concepts,
-            [
-                "concepts/a/b/c.md",
-                "concepts/a.md",
-                "concepts/bad\u{fffd}-10.md",
-                "concepts/bad\u{fffd}-7.md",
-                "concepts/bad\u{fffd}-8",
-                "concepts/bad\u{fffd}.md",
-                "concepts/c\u{fffd}.md",
-                "concepts/link.md",
-            ]
-        );
-        assert_eq!(
-            stated.iter().map(|s| &s.file).collect::<Vec<_>>(),
-            listed.iter().collect::<Vec<_>>()
-        );
-        assert!(listed.len() > 300);
-        for s in &stated {
-            match &s.file.problem {
-                Some(_) => assert!(s.stat.is_none(), "{}", s.file.path),
-                None => {
-                    let meta = std::fs::symlink_metadata(&s.file.abs).unwrap();
-                    let (len, stat) = s.stat.as_ref().unwrap().as_ref().unwrap();
-                    assert_eq!(*len, meta.len(), "{}", s.file.path);
-                    assert_eq!(
-                        *stat,
-                        crate::pagecache::FileStat::of(&meta),
-                        "{}",
-                        s.file.path
-                    );
-                }
-            }
-        }
-        assert!(
-            stated
-                .iter()
-                .any(|s| s.file.path == "concepts/link.md" && s.file.problem.is_some())
-        );
-        assert!(
-            stated
-                .iter()
-                .any(|s| s.file.path.starts_with("concepts/bad") && s.file.problem.is_some())
-        );
-        assert!(!stated.iter().any(|s| s.file.path.contains("/17/")));
-        // A vault that is not a directory, or missing: the same errors.
-        assert!(matches!(
-            scan_stat(&vault.join("concepts/a.md")),
-            Err(VaultError::NotADirectory(_))
-        ));
-        assert!(matches!(
-            scan_stat(&vault.join("nope")),
-            Err(VaultError::Missing(_))
-        ));
     }
 }

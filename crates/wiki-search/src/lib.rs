@@ -121,7 +121,7 @@ pub enum Error {
     Io(PathBuf, std::io::Error),
     /// The vault cannot be read.
     #[error("{0}")]
-    Vault(wiki_parse::VaultError),
+    Vault(wiki_vault::VaultError),
     /// Git failure (agent branches).
     #[error("{0}")]
     Git(String),

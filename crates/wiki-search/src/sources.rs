@@ -93,7 +93,7 @@ pub struct WorkTree {
     pub dir_cache: Option<PathBuf>,
 }
 
-/// Walk one page directory: the discovery rules of `wiki_parse::vault::scan` (recursive up to
+/// Walk one page directory: the discovery rules of `wiki_vault::scan` (recursive up to
 /// `MAX_DEPTH`, hidden entries and symlinks skipped, `.md` files except `index.md`), taking each
 /// file's metadata from its directory entry (`fstatat` relative to the directory: no full path
 /// lookup per file). Sub-directories are walked in parallel.
@@ -112,7 +112,7 @@ fn walk_pages(dir: &Path, rel: &str, depth: usize) -> Vec<SourceFile> {
         }
         let Ok(ft) = e.file_type() else { continue };
         if ft.is_dir() {
-            if depth < wiki_parse::vault::MAX_DEPTH {
+            if depth < wiki_vault::MAX_DEPTH {
                 subdirs.push((e.path(), format!("{rel}/{name}")));
             }
         } else if ft.is_file()
@@ -136,12 +136,12 @@ impl Source for WorkTree {
         match std::fs::metadata(&self.vault) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(Error::Vault(wiki_parse::VaultError::NotADirectory(
+                return Err(Error::Vault(wiki_vault::VaultError::NotADirectory(
                     self.vault.clone(),
                 )));
             }
             Err(_) => {
-                return Err(Error::Vault(wiki_parse::VaultError::Missing(
+                return Err(Error::Vault(wiki_vault::VaultError::Missing(
                     self.vault.clone(),
                 )));
             }
@@ -236,14 +236,14 @@ mod fast {
     }
 
     fn encode_cache(records: &[DirRecord]) -> Vec<u8> {
-        wiki_parse::sealed::seal(CACHE_MAGIC, CACHE_VERSION, records, &[])
+        wiki_vault::sealed::seal(CACHE_MAGIC, CACHE_VERSION, records, &[])
     }
 
     /// Decode a cache file (`None` when it is not a valid one: it is then ignored). Records come
     /// out sorted by directory.
     fn decode_cache(bytes: &[u8]) -> Option<Vec<DirRecord>> {
         let (records, tail, _) =
-            wiki_parse::sealed::unseal::<Vec<DirRecord>>(bytes, CACHE_MAGIC, CACHE_VERSION).ok()?;
+            wiki_vault::sealed::unseal::<Vec<DirRecord>>(bytes, CACHE_MAGIC, CACHE_VERSION).ok()?;
         let names_ok = |r: &DirRecord| {
             let pages = r.pages.strip_suffix(b"\0").unwrap_or(&r.pages);
             (r.pages.is_empty() || r.pages.ends_with(b"\0"))
@@ -471,7 +471,7 @@ mod fast {
                     }
                 }
                 if ft == FileType::Directory {
-                    if depth < wiki_parse::vault::MAX_DEPTH
+                    if depth < wiki_vault::MAX_DEPTH
                         && let Some(sub) = open_dir(&names.fd, cname)
                     {
                         subdirs.push((sub, join(&names.rel, name_str)));
@@ -716,7 +716,7 @@ impl Source for GitTree {
             .map_err(|e| Error::Git(e.to_string()))?;
         let mut out: Vec<SourceFile> = files
             .into_iter()
-            .filter(|(p, _)| wiki_parse::vault::is_scanned_page_path(p))
+            .filter(|(p, _)| wiki_vault::is_scanned_page_path(p))
             .map(|(path, id)| {
                 let mut blob = [0u8; 20];
                 let bytes = id.as_bytes();

@@ -53,7 +53,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
-use wiki_parse::sealed::SealError;
+use wiki_vault::sealed::SealError;
 
 use crate::codec::{self, Corrupt};
 use crate::doc::{FIELDS, IndexDoc};
@@ -120,7 +120,7 @@ pub struct Entry {
     pub ndocs: u32,
 }
 
-/// The manifest: segments, files and statistics (a sealed file, [`wiki_parse::sealed`]).
+/// The manifest: segments, files and statistics (a sealed file, [`wiki_vault::sealed`]).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
     /// Segment file names.
@@ -135,12 +135,12 @@ pub struct Manifest {
 
 impl Manifest {
     fn encode(&self) -> Vec<u8> {
-        wiki_parse::sealed::seal(MAGIC, VERSION, self, &[])
+        wiki_vault::sealed::seal(MAGIC, VERSION, self, &[])
     }
 
     fn decode(bytes: &[u8]) -> Result<Manifest, LoadError> {
         let corrupt = |what: String| LoadError::Corrupt(Corrupt::new(format!("MANIFEST: {what}")));
-        let m: Manifest = match wiki_parse::sealed::unseal(bytes, MAGIC, VERSION) {
+        let m: Manifest = match wiki_vault::sealed::unseal(bytes, MAGIC, VERSION) {
             Ok((m, tail, _)) if tail.is_empty() => m,
             Ok(_) => return Err(corrupt("trailing bytes".into())),
             Err(SealError::Version(v)) => return Err(LoadError::Version(v)),

@@ -11,7 +11,7 @@ use serde::Serialize;
 use wiki_cli::config::{self, SourceKind, VaultMode, VaultScope, WikiConfig};
 use wiki_cli::{CliError, GlobalArgs};
 use wiki_digest::{CompileOptions, RenderConfig, VaultContext};
-use wiki_parse::vault::PageKind;
+use wiki_parse::PageKind;
 
 use crate::findings::{self, Finding, Invocation};
 

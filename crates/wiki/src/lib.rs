@@ -28,7 +28,7 @@ pub fn builtin() -> Vec<Subcommand> {
         new::Args,
         new::run
     ));
-    all.extend(wiki_parse::commands());
+    all.extend(wiki_vault::commands());
     all.extend(wiki_digest::commands());
     all.extend(wiki_lint::commands());
     all.extend(wiki_search::commands());

@@ -9,7 +9,7 @@ use clap::CommandFactory;
 /// Component binaries and their command lines.
 pub fn binaries() -> Vec<clap::Command> {
     vec![
-        wiki_parse::cmd::Cli::command(),
+        wiki_vault::cmd::Cli::command(),
         wiki_digest::cmd::digest::Cli::command(),
         wiki_lint::cmd::check::Cli::command(),
         wiki_search::cmd::search::Cli::command(),

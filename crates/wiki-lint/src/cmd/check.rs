@@ -130,15 +130,15 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 let rev = match global.agent_id()? {
                     Some(agent) => {
                         let store = wiki_store::Store::open(&vault).map_err(CliError::runtime)?;
-                        wiki_parse::cmd::agent_rev(&store, &agent)?.map(|(rev, _)| (store, rev))
+                        wiki_vault::cmd::agent_rev(&store, &agent)?.map(|(rev, _)| (store, rev))
                     }
                     None => None,
                 };
                 let read = match rev {
                     Some((store, rev)) => {
-                        wiki_parse::vault::read_vault_at(&store, &rev).map_err(CliError::runtime)?
+                        wiki_vault::read_vault_at(&store, &rev).map_err(CliError::runtime)?
                     }
-                    None => wiki_parse::read_vault(&vault).map_err(CliError::runtime)?,
+                    None => wiki_vault::read_vault(&vault).map_err(CliError::runtime)?,
                 };
                 let mut pages: Vec<PageInfo> = Vec::with_capacity(read.pages.len());
                 for page in read.pages {

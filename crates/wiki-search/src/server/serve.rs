@@ -201,7 +201,7 @@ impl State {
                 if !add(&abs, &rel, dir_mask()) {
                     continue;
                 }
-                if depth >= wiki_parse::vault::MAX_DEPTH {
+                if depth >= wiki_vault::MAX_DEPTH {
                     continue;
                 }
                 let Ok(rd) = std::fs::read_dir(&abs) else {
@@ -262,7 +262,7 @@ impl State {
     pub(super) fn apply(&mut self, d: Drained) -> Result<(), crate::Error> {
         if d.vault_gone {
             self.index = None;
-            return Err(crate::Error::Vault(wiki_parse::VaultError::Missing(
+            return Err(crate::Error::Vault(wiki_vault::VaultError::Missing(
                 self.vault.clone(),
             )));
         }

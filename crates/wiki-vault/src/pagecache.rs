@@ -7,7 +7,7 @@
 //! deleted at any time) and parse only the pages whose `(path, blob id)` is not in it.
 //!
 //! A cached page has no frontmatter mapping ([`Page::frontmatter`] is empty): callers that need
-//! the raw mapping (dashboards, edits) parse those pages with [`crate::parse_page`].
+//! the raw mapping (dashboards, edits) parse those pages with [`wiki_parse::parse_page`].
 //!
 //! # File format
 //!
@@ -51,8 +51,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::page::{Page, PageError, PageInfo, git_blob_id, parse_page};
-use crate::vault::PageKind;
+use wiki_parse::page::{Page, PageError, PageInfo, git_blob_id, parse_page};
+use wiki_parse::vault::PageKind;
 
 /// Where the parse cache lives, relative to the vault root.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
@@ -95,9 +95,9 @@ impl TextLayout {
     }
 }
 
-/// Checksum of the body of the Related block of a page text ([`crate::markers::block_body`]).
+/// Checksum of the body of the Related block of a page text ([`wiki_parse::markers::block_body`]).
 pub fn related_checksum(text: &str) -> Option<u64> {
-    crate::markers::block_body(text, &crate::markers::Block::related())
+    wiki_parse::markers::block_body(text, &wiki_parse::markers::Block::related())
         .map(|b| checksum(b.as_bytes()))
 }
 
@@ -487,7 +487,7 @@ impl ParseCache {
     }
 
     /// Whether the page at `path` with blob id `blob_id` (hex) has the page id `id` (its
-    /// [`PageSummary::id`](crate::PageSummary::id): the trimmed `id` field); `None`: no entry
+    /// [`PageSummary::id`](wiki_parse::PageSummary::id): the trimmed `id` field); `None`: no entry
     /// for that version. Asked of every page of a vault, so an entry whose bytes do not contain
     /// `id` is answered without decoding it.
     pub fn entry_has_id(&self, path: &str, blob_id: &str, id: &str) -> Option<bool> {
@@ -731,14 +731,14 @@ pub fn save_copying_for<'a>(
 ) -> std::io::Result<()> {
     let dir = cache_dir(agent);
     // The whole tmp directory stays out of git, an agent's sub-directory included.
-    crate::layout::ensure_ignored_dir(vault_dir, crate::layout::TMP_DIR)?;
+    wiki_parse::layout::ensure_ignored_dir(vault_dir, wiki_parse::layout::TMP_DIR)?;
     let pages: Vec<(&PageInfo, Option<TextLayout>)> = pages.into_iter().collect();
     let own_base = agent.is_none() || vault_dir.join(&dir).join(CACHE_FILE).is_file();
     if own_base && let Some(delta) = encode_delta(label, &pages, prev, &stat) {
-        return crate::layout::write_ignored_file(vault_dir, &dir, DELTA_FILE, &delta);
+        return wiki_parse::layout::write_ignored_file(vault_dir, &dir, DELTA_FILE, &delta);
     }
     let bytes = encode_sources(label, pages, prev, stat);
-    crate::layout::write_ignored_file(vault_dir, &dir, CACHE_FILE, &bytes)?;
+    wiki_parse::layout::write_ignored_file(vault_dir, &dir, CACHE_FILE, &bytes)?;
     // The delta belonged to the previous cache file (a reader would ignore it anyway).
     match std::fs::remove_file(vault_dir.join(&dir).join(DELTA_FILE)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
@@ -761,8 +761,8 @@ pub fn agent_has_cache(vault_dir: &Path, agent: &str) -> bool {
 /// branch do not replace each other's cache.
 pub fn cache_dir(agent: Option<&str>) -> String {
     match agent {
-        None => crate::layout::TMP_DIR.to_string(),
-        Some(id) => format!("{}/agents/{id}", crate::layout::TMP_DIR),
+        None => wiki_parse::layout::TMP_DIR.to_string(),
+        Some(id) => format!("{}/agents/{id}", wiki_parse::layout::TMP_DIR),
     }
 }
 
@@ -836,7 +836,7 @@ fn encode_delta(
 /// The 40 lower-case hex digits of a raw blob id, as a shared string in one allocation (asked
 /// for every page of a vault).
 fn raw_to_hex_arc(raw: &[u8; 20]) -> Arc<str> {
-    crate::page::hex_id(raw, |s| Arc::from(s))
+    wiki_parse::page::hex_id(raw, |s| Arc::from(s))
 }
 
 /// The 20 raw bytes of a 40-digit lower-case hex blob id.

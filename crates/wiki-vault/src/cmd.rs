@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 
-use crate::page::PageError;
-use crate::record::Record;
-use crate::vault::{self, PageFile};
+use wiki_parse::page::PageError;
+use wiki_parse::record::Record;
+
+use crate::PageFile;
 
 /// Parse vault pages and print one JSON Lines record per page.
 ///
@@ -33,7 +34,7 @@ pub struct Args {
 }
 
 fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliError> {
-    let all = vault::scan(vault).map_err(CliError::runtime)?;
+    let all = crate::scan(vault).map_err(CliError::runtime)?;
     if paths.is_empty() {
         return Ok(all);
     }
@@ -82,7 +83,7 @@ fn select_files(vault: &Path, paths: &[PathBuf]) -> Result<Vec<PageFile>, CliErr
                 out.push(PageFile {
                     path: rel.to_string(),
                     abs: resolved.clone(),
-                    problem: Some(if vault::is_page_path(rel) {
+                    problem: Some(if crate::is_page_path(rel) {
                         "cannot read page".into()
                     } else {
                         "not a page: pages are `.md` files under entities/, concepts/, sources/, syntheses/ or reports/ (index.md excluded)".into()
@@ -172,8 +173,8 @@ fn parse_rev(
     (rev, label): (&str, &str),
     vault: &Path,
     paths: &[PathBuf],
-) -> Result<Vec<Result<crate::page::Page, PageError>>, CliError> {
-    let mut listed = vault::TreePages::default();
+) -> Result<Vec<Result<wiki_parse::page::Page, PageError>>, CliError> {
+    let mut listed = crate::TreePages::default();
     let unders = if paths.is_empty() {
         vec![String::new()]
     } else {
@@ -186,7 +187,7 @@ fn parse_rev(
         .iter()
         .zip(paths.iter().map(Some).chain(std::iter::repeat(None)))
     {
-        let found = vault::pages_at(store, rev, under).map_err(CliError::runtime)?;
+        let found = crate::pages_at(store, rev, under).map_err(CliError::runtime)?;
         if let Some(arg) = arg
             && found.pages.is_empty()
             && found.problems.is_empty()
@@ -215,12 +216,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         }
         None => None,
     };
-    let results: Vec<Result<crate::page::Page, PageError>> = match &from_git {
+    let results: Vec<Result<wiki_parse::page::Page, PageError>> = match &from_git {
         Some((store, (rev, label))) => parse_rev(store, (rev, label), &vault, &args.paths)?,
         None => {
             let files = select_files(&vault, &args.paths)?;
             use rayon::prelude::*;
-            files.par_iter().map(vault::read_page).collect()
+            files.par_iter().map(crate::read_page).collect()
         }
     };
     let mut out = Output::new();

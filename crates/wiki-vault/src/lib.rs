@@ -1,0 +1,39 @@
+//! # wiki-vault — what is in the vault now
+//!
+//! The one door through which commands read a vault. [`wiki_parse`] is the pure model (bytes
+//! in, page out); this crate finds the bytes and remembers what it already parsed:
+//!
+//! * what counts as a page — the rules of [`wiki_parse::vault`], re-exported here
+//!   ([`is_page_path`], [`PageKind`], [`scan_order`]), the only ones any listing applies;
+//! * [`list`] — listing the pages of a work tree ([`scan`], [`scan_stat`]) or of a git tree
+//!   ([`pages_at`], read through `wiki-store`), with the problems a scan reports (symbolic
+//!   links, names that are not UTF-8);
+//! * [`pagecache`] — the parse cache and its change detection: a page whose stat data matches
+//!   what was recorded is not read again (the rule git's index uses);
+//! * [`sealed`] — the envelope of every derived binary file (magic, format number, checksum,
+//!   MessagePack body);
+//! * [`cmd`] — `wiki parse` / `wiki-parse`: the vault's pages as JSON Lines records.
+
+pub mod cmd;
+pub mod list;
+pub mod pagecache;
+pub mod sealed;
+
+pub use list::{
+    PageFile, PageStatter, StatedFile, TreePages, VaultError, pages_at, read_files, read_page,
+    read_vault, read_vault_at, scan, scan_stat, tree_problems,
+};
+pub use wiki_parse::vault::{
+    MAX_DEPTH, PageKind, VaultPages, is_page_path, is_scanned_page_path, parse_blobs, scan_order,
+    tree_link_problem,
+};
+
+/// Built-in `wiki` subcommands contributed by this crate.
+pub fn commands() -> Vec<wiki_cli::Subcommand> {
+    vec![wiki_cli::subcommand!(
+        "parse",
+        "Parse vault pages into JSON Lines records",
+        cmd::Args,
+        cmd::run
+    )]
+}
