@@ -138,22 +138,6 @@ exec "$wiki_lint" --staged --format text --deny {deny} --vault {vault}
     )
 }
 
-/// The hooks directory of `repo`: `core.hooksPath` or `<common dir>/hooks`.
-pub fn hooks_dir(repo: &gix::Repository, workdir: &Path) -> Result<PathBuf, HookError> {
-    let configured = repo
-        .config_snapshot()
-        .trusted_path("core.hooksPath")
-        .map_err(|e| HookError::Io {
-            path: repo.git_dir().join("config"),
-            message: format!("core.hooksPath: {e}"),
-        })?;
-    Ok(match configured {
-        Some(p) if p.is_absolute() => p,
-        Some(p) => workdir.join(p),
-        None => repo.common_dir().join("hooks"),
-    })
-}
-
 fn write_executable(path: &Path, content: &str) -> Result<(), HookError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -170,23 +154,18 @@ fn write_executable(path: &Path, content: &str) -> Result<(), HookError> {
 
 /// Install (or update) the pre-commit hook of the repository holding `vault`.
 pub fn install(vault: &Path, deny: Deny) -> Result<InstallOutcome, HookError> {
-    let repo = gix::discover(vault).map_err(|e| HookError::NoRepository {
-        path: vault.to_path_buf(),
-        message: e.to_string(),
+    use wiki_store::staged::StagedError;
+    let (dir, rel) = wiki_store::staged::hooks_dir(vault).map_err(|e| match e {
+        StagedError::NoRepository { path, message } => HookError::NoRepository { path, message },
+        StagedError::Bare(path) => HookError::Bare(path),
+        StagedError::OutsideWorkTree { vault, workdir } => {
+            HookError::OutsideWorkTree { vault, workdir }
+        }
+        StagedError::Git { what, message } => HookError::Io {
+            path: PathBuf::from(what),
+            message,
+        },
     })?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| HookError::Bare(vault.to_path_buf()))?
-        .to_path_buf();
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let rel = canon(vault)
-        .strip_prefix(canon(&workdir))
-        .map(|r| r.to_string_lossy().replace('\\', "/"))
-        .map_err(|_| HookError::OutsideWorkTree {
-            vault: vault.to_path_buf(),
-            workdir: workdir.clone(),
-        })?;
-    let dir = hooks_dir(&repo, &workdir)?;
     let hook = dir.join("pre-commit");
     let local = dir.join(LOCAL_HOOK);
     let content = script(&rel, deny);

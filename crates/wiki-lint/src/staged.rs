@@ -20,58 +20,18 @@
 //!   are not listed from `HEAD`, and link targets are restricted to pages whose file name a
 //!   linted link mentions, so the cost follows what is staged, not the vault's size.
 //!
-//! Reading the index and objects uses `gix` directly (read-only); nothing is written.
+//! The index and objects are read through the vault layer ([`wiki_vault::staged_index`],
+//! `wiki-store`'s read-only [`wiki_store::staged`]); nothing is written.
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::Path;
 
-use gix::ObjectId;
-use gix::bstr::ByteSlice;
-use gix::index::entry::{Mode, Stage};
 use rayon::prelude::*;
 use wiki_parse::links::LinkTargets;
 use wiki_parse::{PageError, PageInfo};
-use wiki_vault::{self as vault, PageKind};
+use wiki_store::staged::{IndexPage, StagedIndex};
 
-/// Errors that stop staged linting (exit 2).
-#[derive(Debug, thiserror::Error)]
-pub enum StagedError {
-    /// No git repository contains the vault.
-    #[error("{path}: not inside a git repository (--staged reads the git index): {message}")]
-    NoRepository {
-        /// The vault directory.
-        path: PathBuf,
-        /// What gix reported.
-        message: String,
-    },
-    /// The repository has no work tree.
-    #[error("{0}: bare repository (--staged needs a work tree with an index)")]
-    Bare(PathBuf),
-    /// The vault is not inside the repository's work tree.
-    #[error("{vault}: the vault is not inside the work tree {workdir}")]
-    OutsideWorkTree {
-        /// The vault directory.
-        vault: PathBuf,
-        /// The work tree root.
-        workdir: PathBuf,
-    },
-    /// Reading git data failed.
-    #[error("cannot read {what}: {message}")]
-    Git {
-        /// What was being read.
-        what: String,
-        /// The underlying error.
-        message: String,
-    },
-}
-
-fn git_err<E: std::fmt::Display>(what: impl Into<String>) -> impl FnOnce(E) -> StagedError {
-    let what = what.into();
-    move |e| StagedError::Git {
-        what,
-        message: e.to_string(),
-    }
-}
+pub use wiki_store::staged::StagedError;
 
 /// The pages `--staged` lints and the context of the cross-page checks.
 #[derive(Debug, Default)]
@@ -104,114 +64,6 @@ struct Scanned {
     link_hit: bool,
 }
 
-struct IndexPage {
-    rel: String,
-    id: ObjectId,
-    symlink: bool,
-    /// The stat data git recorded for the file when it was staged.
-    stat: gix::index::entry::Stat,
-}
-
-/// The vault's position in its repository: `(work tree root, prefix)`.
-fn locate(repo: &gix::Repository, vault: &Path) -> Result<(PathBuf, String), StagedError> {
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| StagedError::Bare(vault.to_path_buf()))?;
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let (workdir, vault_c) = (canon(workdir), canon(vault));
-    let rel = vault_c
-        .strip_prefix(&workdir)
-        .map_err(|_| StagedError::OutsideWorkTree {
-            vault: vault.to_path_buf(),
-            workdir: workdir.clone(),
-        })?;
-    let mut prefix = rel.to_string_lossy().replace('\\', "/");
-    if !prefix.is_empty() {
-        prefix.push('/');
-    }
-    Ok((workdir, prefix))
-}
-
-/// Page blobs of `HEAD` under the vault.
-struct HeadPages {
-    /// Vault-relative path → blob id, for the page directories that may differ from the index.
-    blobs: HashMap<String, ObjectId>,
-    /// Page directories (`entities/` …) whose index content is exactly `HEAD`'s, by the index's
-    /// cache-tree extension: their entries are unchanged and were not listed.
-    clean_dirs: Vec<String>,
-}
-
-impl HeadPages {
-    fn is_clean(&self, rel: &str) -> bool {
-        self.clean_dirs.iter().any(|d| rel.starts_with(d.as_str()))
-    }
-}
-
-/// The cache-tree node of `path` (`/`-separated, relative to the repository root), if valid.
-fn cache_tree_node<'a>(
-    root: Option<&'a gix::index::extension::Tree>,
-    path: &str,
-) -> Option<&'a gix::index::extension::Tree> {
-    let mut node = root?;
-    for comp in path.split('/').filter(|c| !c.is_empty()) {
-        node = node
-            .children
-            .iter()
-            .find(|c| c.name.as_slice() == comp.as_bytes())?;
-    }
-    node.num_entries.is_some().then_some(node)
-}
-
-/// List `HEAD`'s pages under the vault, skipping page directories the cache-tree proves clean.
-fn head_pages(
-    repo: &gix::Repository,
-    prefix: &str,
-    cache_tree: Option<&gix::index::extension::Tree>,
-) -> Result<HeadPages, StagedError> {
-    let mut out = HeadPages {
-        blobs: HashMap::new(),
-        clean_dirs: Vec::new(),
-    };
-    let tree_id = repo
-        .head_tree_id_or_empty()
-        .map_err(git_err("HEAD"))?
-        .detach();
-    let tree = repo.find_tree(tree_id).map_err(git_err("the HEAD tree"))?;
-    for kind in PageKind::ALL {
-        let dir = format!("{prefix}{}", kind.dir());
-        let Some(entry) = tree
-            .lookup_entry_by_path(&dir)
-            .map_err(git_err(format!("{dir} in HEAD")))?
-        else {
-            continue;
-        };
-        if !entry.mode().is_tree() {
-            continue;
-        }
-        if cache_tree_node(cache_tree, &dir).is_some_and(|n| n.id == entry.object_id()) {
-            out.clean_dirs.push(format!("{}/", kind.dir()));
-            continue;
-        }
-        let sub = repo
-            .find_tree(entry.object_id())
-            .map_err(git_err(format!("{dir} in HEAD")))?;
-        let mut recorder = gix::traverse::tree::Recorder::default();
-        sub.traverse()
-            .breadthfirst(&mut recorder)
-            .map_err(git_err(format!("{dir} in HEAD")))?;
-        for r in recorder.records {
-            if r.mode.is_tree() || r.mode.is_commit() {
-                continue;
-            }
-            let rel = format!("{}/{}", kind.dir(), r.filepath.to_str_lossy());
-            if vault::is_page_path(&rel) {
-                out.blobs.insert(rel, r.oid);
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The file names (without `.md`) a link can name a page by: the last segment of its target
 /// and of its resolved path, without `#fragment`, `?query` and `.md`. A page is a valid target of
 /// the link only if its file stem is one of these, so link targets can be restricted to pages
@@ -234,79 +86,54 @@ fn link_stems(page: &PageInfo, out: &mut HashSet<String>) {
     }
 }
 
-fn read_blob(repo: &gix::Repository, id: ObjectId, rel: &str) -> Result<Vec<u8>, StagedError> {
-    repo.find_object(id)
-        .map(|o| o.detach().data)
-        .map_err(git_err(format!("the staged blob of {rel}")))
-}
-
 /// Load the staged pages of the vault at `vault` and what the cross-page checks need.
 pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
-    let repo = gix::discover(vault).map_err(|e| StagedError::NoRepository {
-        path: vault.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let (workdir, prefix) = locate(&repo, vault)?;
-    let index = repo.index_or_empty().map_err(git_err("the git index"))?;
-    let stat_options = repo
-        .stat_options()
-        .map_err(git_err("core.* stat options"))?;
-    let head = head_pages(&repo, &prefix, index.tree())?;
-
-    // Index pages under the vault (stage 0 only: conflicted paths cannot be committed).
-    let timestamp = index.timestamp();
-    let mut entries: Vec<(IndexPage, bool)> = Vec::new();
-    for entry in index.entries() {
-        if entry.stage() != Stage::Unconflicted || entry.mode == Mode::COMMIT {
-            continue;
-        }
-        let path = entry.path(&index);
-        let Ok(path) = path.to_str() else { continue };
-        let Some(rel) = path.strip_prefix(prefix.as_str()) else {
-            continue;
-        };
-        if !vault::is_page_path(rel) {
-            continue;
-        }
-        let changed = !head.is_clean(rel) && head.blobs.get(rel) != Some(&entry.id);
-        entries.push((
-            IndexPage {
-                rel: rel.to_string(),
-                id: entry.id,
-                symlink: entry.mode == Mode::SYMLINK,
-                stat: entry.stat,
-            },
-            changed,
-        ));
-    }
-
+    let index = wiki_vault::staged_index(vault)?;
     let mut set = StagedSet {
-        prefix: prefix.clone(),
+        prefix: index.prefix.clone(),
         ..Default::default()
     };
-    let in_index: HashSet<&str> = entries.iter().map(|(e, _)| e.rel.as_str()).collect();
-    let mut deleted: Vec<String> = head
-        .blobs
+    let in_index: HashSet<&str> = index.pages.iter().map(|e| e.rel.as_str()).collect();
+    let mut deleted: Vec<String> = index
+        .head_blobs
         .keys()
         .filter(|p| !in_index.contains(p.as_str()))
         .cloned()
         .collect();
     deleted.sort();
+    let mut needles = parse_changed(&index, &mut set)?;
+    // Names by which other pages may link to a deleted page.
+    let mut link_needles: Vec<String> = deleted
+        .iter()
+        .map(|d| wiki_parse::page::file_stem(d).to_string())
+        .collect();
+    set.deleted = deleted;
+    needles.sort();
+    needles.dedup();
+    link_needles.sort();
+    link_needles.dedup();
+    if !needles.is_empty() || !link_needles.is_empty() {
+        read_related(&index, &needles, &link_needles, &mut set)?;
+    }
+    link_targets(&index, &mut set);
+    Ok(set)
+}
 
-    // Parse the staged pages from their blobs.
+/// Parse the staged (changed) pages from their blobs into `set`; returns the ids and claim ids
+/// they declare.
+fn parse_changed(index: &StagedIndex, set: &mut StagedSet) -> Result<Vec<String>, StagedError> {
     let mut needles: Vec<String> = Vec::new();
-    for (e, _) in entries.iter().filter(|(_, changed)| *changed) {
+    for e in index.pages.iter().filter(|e| e.changed) {
         set.changed.insert(e.rel.clone());
         if e.symlink {
             set.errors.push(PageError {
                 path: e.rel.clone(),
                 line: 1,
-                message: "symlink not followed: pages must be regular files inside the vault"
-                    .into(),
+                message: wiki_parse::vault::SYMLINKED_PAGE.into(),
             });
             continue;
         }
-        let bytes = read_blob(&repo, e.id, &e.rel)?;
+        let bytes = index.read_blob(e)?;
         match wiki_parse::parse_page(&e.rel, &bytes) {
             Ok(page) => {
                 needles.extend(page.summary.id.clone());
@@ -316,120 +143,101 @@ pub fn load(vault: &Path) -> Result<StagedSet, StagedError> {
             Err(err) => set.errors.push(err),
         }
     }
-    // Names by which other pages may link to a deleted page.
-    let mut link_needles: Vec<String> = Vec::new();
-    for d in &deleted {
-        link_needles.push(wiki_parse::page::file_stem(d).to_string());
-    }
-    set.deleted = deleted;
-    needles.sort();
-    needles.dedup();
-    link_needles.sort();
-    link_needles.dedup();
+    Ok(needles)
+}
 
-    if !needles.is_empty() || !link_needles.is_empty() {
-        let id_finders: Vec<memchr::memmem::Finder<'_>> = needles
-            .iter()
-            .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
-            .collect();
-        let link_finders: Vec<memchr::memmem::Finder<'_>> = link_needles
-            .iter()
-            .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
-            .collect();
-        let unchanged: Vec<&IndexPage> = entries
-            .iter()
-            .filter(|(e, changed)| !changed && !e.symlink)
-            .map(|(e, _)| e)
-            .collect();
-        // Scan clean files on disk in parallel; the rest is read from the object database.
-        // Ids and claim ids are declared in frontmatter only: a page whose body alone names
-        // them (the dashboards list every claim id) is not parsed for them.
-        let scan = |bytes: Vec<u8>| {
-            let id_hit = wiki_parse::frontmatter::declares(&bytes, |part| {
-                id_finders.iter().any(|f| f.find(part).is_some())
-            });
-            Scanned {
-                id_hit,
-                link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
-                bytes,
-            }
-        };
-        // One open per file: fstat it, and read it only when git's stat data says it is
-        // exactly the indexed blob (same size, times, inode; not racily clean).
-        let on_disk = |e: &IndexPage| -> Option<Scanned> {
-            use std::io::Read;
-            let mut file = std::fs::File::open(workdir.join(format!("{prefix}{}", e.rel))).ok()?;
-            let meta = gix::index::fs::Metadata::from_file(&file).ok()?;
-            let disk = gix::index::entry::Stat::from_fs(&meta).ok()?;
-            if !meta.is_file()
-                || !e.stat.matches(&disk, stat_options)
-                || e.stat.is_racy(timestamp, stat_options)
-            {
-                return None;
-            }
-            // The size matches the index: one read, no end-of-file probe.
-            let mut bytes = vec![0; usize::try_from(meta.len()).ok()?];
-            file.read_exact(&mut bytes).ok()?;
-            Some(scan(bytes))
-        };
-        let scanned: Vec<Option<Scanned>> = unchanged
-            .par_iter()
-            .map(|e| {
-                on_disk(e).map(|mut hit| {
-                    if !hit.id_hit && !hit.link_hit {
-                        hit.bytes = Vec::new();
-                    }
-                    hit
-                })
-            })
-            .collect();
-        let mut matched: Vec<(usize, Scanned)> = Vec::new();
-        for (i, (e, hit)) in unchanged.iter().zip(scanned).enumerate() {
-            let hit = match hit {
-                Some(hit) => hit,
-                None => scan(read_blob(&repo, e.id, &e.rel)?),
-            };
-            if hit.id_hit || hit.link_hit {
-                matched.push((i, hit));
-            }
+/// Read the unchanged pages that declare one of `needles` (ids, claim ids) in their
+/// frontmatter or mention one of `link_needles` (names of deleted pages), and add them to
+/// `set`.
+fn read_related(
+    index: &StagedIndex,
+    needles: &[String],
+    link_needles: &[String],
+    set: &mut StagedSet,
+) -> Result<(), StagedError> {
+    let id_finders: Vec<memchr::memmem::Finder<'_>> = needles
+        .iter()
+        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+        .collect();
+    let link_finders: Vec<memchr::memmem::Finder<'_>> = link_needles
+        .iter()
+        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+        .collect();
+    let unchanged: Vec<&IndexPage> = index
+        .pages
+        .iter()
+        .filter(|e| !e.changed && !e.symlink)
+        .collect();
+    // Ids and claim ids are declared in frontmatter only: a page whose body alone names them
+    // (the dashboards list every claim id) is not parsed for them.
+    let scan = |bytes: Vec<u8>| {
+        let id_hit = wiki_parse::frontmatter::declares(&bytes, |part| {
+            id_finders.iter().any(|f| f.find(part).is_some())
+        });
+        Scanned {
+            id_hit,
+            link_hit: link_finders.iter().any(|f| f.find(&bytes).is_some()),
+            bytes,
         }
-        let parsed: Vec<(Option<PageInfo>, bool, &str)> = matched
-            .par_iter()
-            .map(|(i, hit)| {
-                let rel = unchanged[*i].rel.as_str();
-                (
-                    wiki_parse::parse_page(rel, &hit.bytes).ok().map(|p| p.info),
-                    hit.link_hit,
-                    rel,
-                )
-            })
-            .collect();
-        for (page, link_hit, rel) in parsed {
-            if let Some(page) = page {
-                if link_hit {
-                    set.linking_to_deleted.insert(rel.to_string());
+    };
+    // Scan the files the index vouches for on disk in parallel; the rest is read from the
+    // object database.
+    let vouched = index.vouched();
+    let scanned: Vec<Option<Scanned>> = unchanged
+        .par_iter()
+        .map(|e| {
+            vouched.read(e).map(scan).map(|mut hit| {
+                if !hit.id_hit && !hit.link_hit {
+                    hit.bytes = Vec::new();
                 }
-                set.pages.push(page);
-            }
+                hit
+            })
+        })
+        .collect();
+    let mut matched: Vec<(&str, Scanned)> = Vec::new();
+    for (e, hit) in unchanged.iter().zip(scanned) {
+        let hit = match hit {
+            Some(hit) => hit,
+            None => scan(index.read_blob(e)?),
+        };
+        if hit.id_hit || hit.link_hit {
+            matched.push((e.rel.as_str(), hit));
         }
     }
-    // Link targets, restricted to the pages whose file stem some linted link names.
+    let parsed: Vec<(Option<PageInfo>, bool, &str)> = matched
+        .par_iter()
+        .map(|(rel, hit)| {
+            let page = wiki_parse::parse_page(rel, &hit.bytes).ok().map(|p| p.info);
+            (page, hit.link_hit, *rel)
+        })
+        .collect();
+    for (page, link_hit, rel) in parsed {
+        if let Some(page) = page {
+            if link_hit {
+                set.linking_to_deleted.insert(rel.to_string());
+            }
+            set.pages.push(page);
+        }
+    }
+    Ok(())
+}
+
+/// Link targets, restricted to the pages whose file stem some linted link names.
+fn link_targets(index: &StagedIndex, set: &mut StagedSet) {
     let mut stems: HashSet<String> = HashSet::new();
     for page in &set.pages {
         link_stems(page, &mut stems);
     }
     let named = |p: &&str| stems.contains(wiki_parse::page::file_stem(p));
-    set.targets = LinkTargets::new(entries.iter().map(|(e, _)| e.rel.as_str()).filter(named));
+    let paths = || index.pages.iter().map(|e| e.rel.as_str());
+    set.targets = LinkTargets::new(paths().filter(named));
     if !set.deleted.is_empty() {
         // HEAD = the index's pages in clean directories plus the listed ones.
         set.head_targets = LinkTargets::new(
-            entries
-                .iter()
-                .map(|(e, _)| e.rel.as_str())
-                .filter(|p| head.is_clean(p))
-                .chain(head.blobs.keys().map(String::as_str))
+            paths()
+                .filter(|p| index.is_clean(p))
+                .chain(index.head_blobs.keys().map(String::as_str))
                 .filter(named),
         );
     }
-    Ok(set)
 }

@@ -162,6 +162,7 @@ mod maintain;
 mod message;
 mod paths;
 mod read;
+pub mod staged;
 mod trace;
 mod worktree;
 

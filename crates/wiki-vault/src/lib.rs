@@ -12,6 +12,7 @@
 //!   what was recorded is not read again (the rule git's index uses);
 //! * [`sealed`] — the envelope of every derived binary file (magic, format number, checksum,
 //!   MessagePack body);
+//! * [`staged_index`] — the git index as `wiki-lint --staged` reads it (through `wiki-store`);
 //! * [`cmd`] — `wiki parse` / `wiki-parse`: the vault's pages as JSON Lines records.
 
 pub mod cmd;
@@ -36,4 +37,13 @@ pub fn commands() -> Vec<wiki_cli::Subcommand> {
         cmd::Args,
         cmd::run
     )]
+}
+
+/// The git index of the repository holding `vault`, read-only, with this layer's page rules:
+/// the staged pages (changed or not against `HEAD`) and `HEAD`'s pages (`wiki-lint --staged`).
+pub fn staged_index(
+    vault: &std::path::Path,
+) -> Result<wiki_store::staged::StagedIndex, wiki_store::staged::StagedError> {
+    let dirs = PageKind::ALL.map(PageKind::dir);
+    wiki_store::staged::StagedIndex::load(vault, &dirs, is_page_path)
 }
