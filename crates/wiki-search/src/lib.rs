@@ -244,7 +244,6 @@ pub fn open_wiki(vault: &Path, view: &View, opts: &store::Options) -> Result<Ind
             &dir,
             &sources::WorkTree {
                 vault: vault.to_path_buf(),
-                dir_cache: Some(dir.join(store::DIR_CACHE)),
             },
             opts,
         ),
@@ -290,7 +289,6 @@ pub fn index_state(vault: &Path, view: &View) -> Result<IndexState, Error> {
     let listed = match view {
         View::WorkTree => store::Source::list(&sources::WorkTree {
             vault: vault.to_path_buf(),
-            dir_cache: None,
         })?,
         View::Agent { rev, .. } => store::Source::list(&sources::GitTree {
             vault: vault.to_path_buf(),

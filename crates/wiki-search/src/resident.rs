@@ -101,7 +101,6 @@ impl Resident {
                 &dir,
                 &sources::WorkTree {
                     vault: vault.to_path_buf(),
-                    dir_cache: Some(dir.join(store::DIR_CACHE)),
                 },
                 rebuild,
             )?,

@@ -10,16 +10,13 @@
 //! * `MANIFEST` — which files are indexed: per file its path, size, mtime, ctime, git blob id and where
 //!   its documents are (segment, first document, count), plus corpus statistics;
 //! * `seg-<random>.bin` — immutable segments ([`crate::segment`]);
-//! * `DIRS` ([`DIR_CACHE`]) — work tree only: the page names and sub-directories of each
-//!   directory as last read, keyed by the directory's inode and mtime (see
-//!   [`crate::sources::WorkTree`]); written by any search that had to read a directory;
 //! * `lock` — taken (OS file lock) by writers only.
 //!
 //! # Refresh (before every query)
 //!
-//! 1. List the source's files (work tree: directory walk — directories unchanged since the last
-//!    walk are not read again — and one `statx` per page, relative to its directory's fd, spread
-//!    over the thread pool; see [`crate::sources::WorkTree`]; git:
+//! 1. List the source's files (work tree: the vault layer's listing, one `statx` per page
+//!    relative to its directory's fd, spread over the thread pool; see
+//!    [`crate::sources::WorkTree`]; git:
 //!    tree walk, blob ids known; memory: `MEMORY.md`, `memory.md`, `memory/**/*.md`). The
 //!    manifest is read at the same time.
 //! 2. A file whose size, mtime and ctime (status change time: an edit in place that puts the
@@ -63,8 +60,6 @@ const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
 pub const VERSION: u32 = 4;
-/// File name of the work tree's directory cache in an index directory.
-pub const DIR_CACHE: &str = "DIRS";
 /// Segment count above which segments are merged.
 pub const MAX_SEGMENTS: usize = 8;
 const NONE: u32 = u32::MAX;
@@ -698,10 +693,6 @@ pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, cr
     {
         let n = m.entries.len();
         return Ok(finish(dir, m, segs, RefreshReport::default(), n, temp));
-    }
-    if opts.rebuild {
-        // A rebuild reads every directory too.
-        let _ = std::fs::remove_file(dir.join(DIR_CACHE));
     }
     // The listing (system calls, spread over the thread pool) and the manifest load run at the
     // same time; either order would do, as the fast path below needs the two to agree.

@@ -150,7 +150,6 @@ impl State {
             vault: vault.to_path_buf(),
             source: WorkTree {
                 vault: vault.to_path_buf(),
-                dir_cache: Some(dir.join(store::DIR_CACHE)),
             },
             dir,
             opts: Options {
