@@ -756,7 +756,7 @@ fn compile_inner(
     };
     let t = trace("related", t);
     let mut layouts = text_layouts(&parsed_pages, &new_related, inc.misses);
-    let mut t = trace("layouts", t);
+    let t = trace("layouts", t);
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages
         .iter_mut()
@@ -784,118 +784,22 @@ fn compile_inner(
     let clusters = reports::Clusters::new();
     let mut clusters_shared = true;
     if opts.dashboards && !selected.is_empty() {
-        let managed = snapshot.managed_source_paths();
-        t = trace("dashboards (managed sources)", t);
-        let idx = title_order_idx(&parsed_pages);
-        // Per dashboard: the files it writes (the page, and its shard pages when it is split)
-        // and the shard pages it no longer has.
-        let rendered: Vec<(Vec<PathText>, Vec<String>)> = {
-            let order: Vec<&PageInfo> = idx.iter().map(|&i| &parsed_pages[i].info).collect();
-            t = trace("dashboards (title order)", t);
-            let input = ReportInput {
-                pages: &order,
-                now_ms,
-                linker,
-                managed_sources: &managed,
-                clusters: Some(&clusters),
-            };
-            selected
-                .par_iter()
-                .filter_map(|d| {
-                    let started = std::time::Instant::now();
-                    let path = d.path();
-                    let page = ReportPage::of(d);
-                    let (text, body) = with_report_file(snapshot, &parsed_pages, &path, |file| {
-                        let body = dashboard_body(d, &input, &order, inc.one_edit, file)?;
-                        let sharded = crate::shards::shard(d, &body, linker);
-                        let text = render_report_page(
-                            file,
-                            &page,
-                            sharded
-                                .as_ref()
-                                .map_or(body.as_str(), |s| s.summary.as_str()),
-                            &now_iso,
-                        );
-                        Some((text, sharded))
-                    })??;
-                    let mut files: Vec<(String, String)> =
-                        text.map(|t| (path, t)).into_iter().collect();
-                    let shards = body.map(|s| s.shards).unwrap_or_default();
-                    let mut stale: Vec<String> = parsed_pages
-                        .iter()
-                        .filter(|p| {
-                            shard_stem(d.name, &p.path).is_some_and(|stem| {
-                                p.info.summary.id.as_deref()
-                                    == Some(format!("report.{stem}").as_str())
-                            })
-                        })
-                        .filter(|p| !shards.iter().any(|s| s.path == p.path))
-                        .map(|p| p.path.clone())
-                        .collect();
-                    stale.sort();
-                    for s in &shards {
-                        let page = ReportPage {
-                            name: &s.stem,
-                            id: format!("report.{}", s.stem),
-                            title: &s.title,
-                        };
-                        let text = with_report_file(snapshot, &parsed_pages, &s.path, |file| {
-                            render_report_page(file, &page, &s.body, &now_iso)
-                        });
-                        if let Some(Some(text)) = text {
-                            files.push((s.path.clone(), text));
-                        }
-                    }
-                    if tracing() {
-                        trace(&format!("dashboard {} (render)", d.name), started);
-                    }
-                    Some((files, stale))
-                })
-                .collect()
+        let view = DashboardView {
+            snapshot,
+            now_ms,
+            now_iso: &now_iso,
+            linker,
+            one_edit: inc.one_edit,
+            clusters: &clusters,
         };
-        let (rendered, stale): (Vec<_>, Vec<_>) = rendered.into_iter().unzip();
-        let rendered: Vec<(String, String)> = rendered.into_iter().flatten().collect();
-        let stale: Vec<String> = stale.into_iter().flatten().collect();
-        t = trace("dashboards (render)", t);
-        // Parsed again (their page records feed the digest and the parse cache), in parallel;
-        // their links (a large vault's dashboards are megabytes of them) are extracted while the
-        // digest is computed, which does not read them (`pending_links`).
-        let reparsed: Vec<_> = rendered
-            .par_iter()
-            .map(|(path, text)| parse_page_without_links(path, text.as_bytes()))
-            .collect();
-        let mut same_order = stale.is_empty();
-        for path in stale {
-            layouts.remove(&path);
-            parsed_pages.retain(|p| p.path != path);
-            changes.push(Change::delete(path));
-        }
-        for ((path, text), parsed) in rendered.into_iter().zip(reparsed) {
-            changes.push(Change::write(path.clone(), text));
-            match parsed {
-                Ok(page) => {
-                    pending_links.push((path.clone(), changes.len() - 1));
-                    layouts.insert(path.clone(), TextLayout::of(&page));
-                    match parsed_pages.iter_mut().find(|p| p.path == path) {
-                        Some(slot) => {
-                            same_order &= slot.info.title == page.info.title;
-                            *slot = page;
-                        }
-                        None => {
-                            same_order = false;
-                            parsed_pages.push(page);
-                        }
-                    }
-                }
-                Err(_) => {
-                    layouts.remove(&path);
-                    same_order &= !parsed_pages.iter().any(|p| p.path == path);
-                    parsed_pages.retain(|p| p.path != path);
-                }
-            }
-        }
-        title_idx = same_order.then_some(idx);
-        clusters_shared = same_order;
+        let mut out = Outputs {
+            pages: &mut parsed_pages,
+            layouts: &mut layouts,
+            changes: &mut changes,
+            pending_links: &mut pending_links,
+        };
+        title_idx = render_dashboards(&view, &selected, &mut out);
+        clusters_shared = title_idx.is_some();
     }
 
     let t = trace("dashboards", t);
@@ -960,6 +864,165 @@ fn compile_inner(
         layouts,
         recorded,
     }
+}
+
+/// What the dashboards are rendered with.
+struct DashboardView<'a> {
+    snapshot: &'a Snapshot,
+    now_ms: i64,
+    now_iso: &'a str,
+    linker: Linker,
+    /// See [`Incremental::one_edit`].
+    one_edit: Option<(&'a str, &'a PageInfo)>,
+    /// Contradiction clusters, computed once for the dashboards and the digest header.
+    clusters: &'a reports::Clusters,
+}
+
+/// What a compile phase updates: the parsed pages, their text layouts, the file changes, and
+/// the re-rendered dashboards whose links are still to be extracted (path, index in
+/// `changes`).
+struct Outputs<'a> {
+    pages: &'a mut Vec<Page>,
+    layouts: &'a mut HashMap<String, TextLayout>,
+    changes: &'a mut Vec<Change>,
+    pending_links: &'a mut Vec<(String, usize)>,
+}
+
+/// Phase 2 of a compile: render the `selected` dashboards (and their shard pages) into
+/// `out.changes`, delete the shard pages they no longer have, and put the re-rendered pages
+/// (parsed without their links, which are extracted later: `out.pending_links`) among
+/// `out.pages`. The pages' title order
+/// (as indices) when rendering kept it, i.e. added, removed or retitled no page; else `None`.
+fn render_dashboards(
+    view: &DashboardView<'_>,
+    selected: &[Dashboard],
+    out: &mut Outputs<'_>,
+) -> Option<Vec<usize>> {
+    let t = std::time::Instant::now();
+    let managed = view.snapshot.managed_source_paths();
+    let t = trace("dashboards (managed sources)", t);
+    let idx = title_order_idx(out.pages);
+    // Per dashboard: the files it writes (the page, and its shard pages when it is split)
+    // and the shard pages it no longer has.
+    let rendered: Vec<(Vec<PathText>, Vec<String>)> = {
+        let pages: &[Page] = out.pages;
+        let order: Vec<&PageInfo> = idx.iter().map(|&i| &pages[i].info).collect();
+        trace("dashboards (title order)", t);
+        let input = ReportInput {
+            pages: &order,
+            now_ms: view.now_ms,
+            linker: view.linker,
+            managed_sources: &managed,
+            clusters: Some(view.clusters),
+        };
+        selected
+            .par_iter()
+            .filter_map(|d| render_dashboard_files(view, d, &input, &order, pages))
+            .collect()
+    };
+    let t = std::time::Instant::now();
+    let (rendered, stale): (Vec<_>, Vec<_>) = rendered.into_iter().unzip();
+    let rendered: Vec<(String, String)> = rendered.into_iter().flatten().collect();
+    let stale: Vec<String> = stale.into_iter().flatten().collect();
+    trace("dashboards (render)", t);
+    // Parsed again (their page records feed the digest and the parse cache), in parallel;
+    // their links (a large vault's dashboards are megabytes of them) are extracted while the
+    // digest is computed, which does not read them (`pending_links`).
+    let reparsed: Vec<_> = rendered
+        .par_iter()
+        .map(|(path, text)| parse_page_without_links(path, text.as_bytes()))
+        .collect();
+    let mut same_order = stale.is_empty();
+    for path in stale {
+        out.layouts.remove(&path);
+        out.pages.retain(|p| p.path != path);
+        out.changes.push(Change::delete(path));
+    }
+    for ((path, text), parsed) in rendered.into_iter().zip(reparsed) {
+        out.changes.push(Change::write(path.clone(), text));
+        match parsed {
+            Ok(page) => {
+                out.pending_links
+                    .push((path.clone(), out.changes.len() - 1));
+                out.layouts.insert(path.clone(), TextLayout::of(&page));
+                match out.pages.iter_mut().find(|p| p.path == path) {
+                    Some(slot) => {
+                        same_order &= slot.info.title == page.info.title;
+                        *slot = page;
+                    }
+                    None => {
+                        same_order = false;
+                        out.pages.push(page);
+                    }
+                }
+            }
+            Err(_) => {
+                out.layouts.remove(&path);
+                same_order &= !out.pages.iter().any(|p| p.path == path);
+                out.pages.retain(|p| p.path != path);
+            }
+        }
+    }
+    same_order.then_some(idx)
+}
+
+/// One dashboard's files (the page, and its shard pages when it is split) and the shard pages
+/// it no longer has, in the pages' title `order`; `None` when it is not written (its file
+/// cannot be rendered).
+fn render_dashboard_files(
+    view: &DashboardView<'_>,
+    d: &Dashboard,
+    input: &ReportInput<'_>,
+    order: &[&PageInfo],
+    parsed_pages: &[Page],
+) -> Option<(Vec<PathText>, Vec<String>)> {
+    let started = std::time::Instant::now();
+    let (snapshot, now_iso) = (view.snapshot, view.now_iso);
+    let path = d.path();
+    let page = ReportPage::of(d);
+    let (text, body) = with_report_file(snapshot, parsed_pages, &path, |file| {
+        let body = dashboard_body(d, input, order, view.one_edit, file)?;
+        let sharded = crate::shards::shard(d, &body, view.linker);
+        let text = render_report_page(
+            file,
+            &page,
+            sharded
+                .as_ref()
+                .map_or(body.as_str(), |s| s.summary.as_str()),
+            now_iso,
+        );
+        Some((text, sharded))
+    })??;
+    let mut files: Vec<(String, String)> = text.map(|t| (path, t)).into_iter().collect();
+    let shards = body.map(|s| s.shards).unwrap_or_default();
+    let mut stale: Vec<String> = parsed_pages
+        .iter()
+        .filter(|p| {
+            shard_stem(d.name, &p.path).is_some_and(|stem| {
+                p.info.summary.id.as_deref() == Some(format!("report.{stem}").as_str())
+            })
+        })
+        .filter(|p| !shards.iter().any(|s| s.path == p.path))
+        .map(|p| p.path.clone())
+        .collect();
+    stale.sort();
+    for s in &shards {
+        let page = ReportPage {
+            name: &s.stem,
+            id: format!("report.{}", s.stem),
+            title: &s.title,
+        };
+        let text = with_report_file(snapshot, parsed_pages, &s.path, |file| {
+            render_report_page(file, &page, &s.body, now_iso)
+        });
+        if let Some(Some(text)) = text {
+            files.push((s.path.clone(), text));
+        }
+    }
+    if tracing() {
+        trace(&format!("dashboard {} (render)", d.name), started);
+    }
+    Some((files, stale))
 }
 
 /// Related blocks are computed on page texts: read those the parse left on disk (in the

@@ -207,45 +207,9 @@ impl Store {
         trace::mark("open and roll forward");
 
         let target = self.resolve_target(&repo, &req.target)?;
-        let mut tip = self.ref_value(&repo, &target.ref_name)?;
         let sigs = self.signatures(&repo)?;
 
-        if !target.checked_out && tip.is_none() {
-            let start = match &req.create_from {
-                Some(rev) => Some(read::resolve(&repo, rev)?),
-                None => read::head_tip(&repo)?,
-            };
-            if let Some(expected) = req.expected_parent
-                && start != Some(expected)
-            {
-                return Err(Error::Conflict {
-                    branch: target.ref_name.clone(),
-                    expected: Some(expected),
-                    actual: start,
-                });
-            }
-            if let Some(start) = start {
-                let from = req.create_from.as_deref().unwrap_or("HEAD");
-                self.cas_update(
-                    &repo,
-                    &target.ref_name,
-                    None,
-                    start,
-                    &format!("branch: Created from {from}"),
-                    &sigs.committer,
-                )?;
-                tip = Some(start);
-            }
-        }
-        if let Some(expected) = req.expected_parent
-            && tip != Some(expected)
-        {
-            return Err(Error::Conflict {
-                branch: target.ref_name.clone(),
-                expected: Some(expected),
-                actual: tip,
-            });
-        }
+        let mut tip = self.start_tip(&repo, &target, req, &sigs)?;
         let mut tip_tree = tip.map(|t| read::commit_tree(&repo, t)).transpose()?;
         let mut outcome = CommitOutcome::default();
 
@@ -258,61 +222,13 @@ impl Store {
             let (human, checks) = self.human_edits(&repo, tip_tree, req)?;
             checked = checks;
             trace::mark("read work tree (human edits)");
-            if !human.is_empty() {
-                let op = req
-                    .trailers
-                    .iter()
-                    .find(|(k, _)| k.trim().eq_ignore_ascii_case("Wiki-Op"))
-                    .map(|(_, v)| v.trim().to_string())
-                    .filter(|v| !v.is_empty())
-                    .unwrap_or_else(|| message::FALLBACK_SUBJECT.to_string());
-                let trailers: Vec<(String, String)> = human
-                    .iter()
-                    .map(|(p, _)| ("Wiki-Human-Edit".to_string(), p.to_string()))
-                    .collect();
-                let human_msg = message::build_message(
-                    &format!("Record human edits before {op}"),
-                    None,
-                    &trailers,
-                )?;
-                let planned: Vec<Planned<'_>> = human
-                    .iter()
-                    .map(|(path, disk)| match disk {
-                        Disk::Absent => Planned {
-                            path,
-                            content: None,
-                            exec: None,
-                            blob: None,
-                        },
-                        Disk::File { bytes, exec } => Planned {
-                            path,
-                            content: Some(bytes.as_slice()),
-                            exec: Some(*exec),
-                            blob: None,
-                        },
-                    })
-                    .collect();
-                if let Some(built) =
-                    self.build_commit(&repo, tip, tip_tree, &planned, &human_msg, &sigs)?
-                {
-                    let reflog = format!("commit: Record human edits before {op}");
-                    self.publish(
-                        &repo,
-                        &target,
-                        tip,
-                        &built,
-                        None,
-                        &reflog,
-                        &sigs,
-                        Stop::Never,
-                    )?;
-                    outcome.human_commit = Some(built.commit);
-                    let mut paths: Vec<String> = human.iter().map(|(p, _)| p.to_string()).collect();
-                    paths.sort();
-                    outcome.human_paths = paths;
-                    tip = Some(built.commit);
-                    tip_tree = Some(built.tree);
-                }
+            let human =
+                self.commit_human_edits(&repo, &target, tip, tip_tree, &human, req, &sigs)?;
+            if let Some((commit, tree, paths)) = human {
+                outcome.human_commit = Some(commit);
+                outcome.human_paths = paths;
+                tip = Some(commit);
+                tip_tree = Some(tree);
             }
         }
 
@@ -359,6 +275,115 @@ impl Store {
         written.sort();
         outcome.written = written;
         Ok(outcome)
+    }
+
+    /// The tip a commit builds on: the target ref's, or, for a branch that does not exist yet
+    /// (and is not checked out), the revision it starts from ([`CommitRequest::create_from`],
+    /// else `HEAD`'s tip), the ref being created there. A tip other than
+    /// [`CommitRequest::expected_parent`] is a [`Error::Conflict`].
+    fn start_tip(
+        &self,
+        repo: &gix::Repository,
+        target: &ResolvedTarget,
+        req: &CommitRequest<'_>,
+        sigs: &Signatures,
+    ) -> Result<Option<ObjectId>> {
+        let mut tip = self.ref_value(repo, &target.ref_name)?;
+        if !target.checked_out && tip.is_none() {
+            let start = match &req.create_from {
+                Some(rev) => Some(read::resolve(repo, rev)?),
+                None => read::head_tip(repo)?,
+            };
+            if let Some(expected) = req.expected_parent
+                && start != Some(expected)
+            {
+                return Err(Error::Conflict {
+                    branch: target.ref_name.clone(),
+                    expected: Some(expected),
+                    actual: start,
+                });
+            }
+            if let Some(start) = start {
+                let from = req.create_from.as_deref().unwrap_or("HEAD");
+                self.cas_update(
+                    repo,
+                    &target.ref_name,
+                    None,
+                    start,
+                    &format!("branch: Created from {from}"),
+                    &sigs.committer,
+                )?;
+                tip = Some(start);
+            }
+        }
+        if let Some(expected) = req.expected_parent
+            && tip != Some(expected)
+        {
+            return Err(Error::Conflict {
+                branch: target.ref_name.clone(),
+                expected: Some(expected),
+                actual: tip,
+            });
+        }
+        Ok(tip)
+    }
+
+    /// Commit the human edits of the change set's paths (`human`, with what the disk holds) on
+    /// `tip` as their own commit, with one `Wiki-Human-Edit` trailer per path: `(commit, tree,
+    /// sorted paths)`, or `None` when there are none or they change nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn commit_human_edits(
+        &self,
+        repo: &gix::Repository,
+        target: &ResolvedTarget,
+        tip: Option<ObjectId>,
+        tip_tree: Option<ObjectId>,
+        human: &HumanEdits<'_>,
+        req: &CommitRequest<'_>,
+        sigs: &Signatures,
+    ) -> Result<Option<(ObjectId, ObjectId, Vec<String>)>> {
+        if human.is_empty() {
+            return Ok(None);
+        }
+        let op = req
+            .trailers
+            .iter()
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case("Wiki-Op"))
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| message::FALLBACK_SUBJECT.to_string());
+        let trailers: Vec<(String, String)> = human
+            .iter()
+            .map(|(p, _)| ("Wiki-Human-Edit".to_string(), p.to_string()))
+            .collect();
+        let human_msg =
+            message::build_message(&format!("Record human edits before {op}"), None, &trailers)?;
+        let planned: Vec<Planned<'_>> = human
+            .iter()
+            .map(|(path, disk)| match disk {
+                Disk::Absent => Planned {
+                    path,
+                    content: None,
+                    exec: None,
+                    blob: None,
+                },
+                Disk::File { bytes, exec } => Planned {
+                    path,
+                    content: Some(bytes.as_slice()),
+                    exec: Some(*exec),
+                    blob: None,
+                },
+            })
+            .collect();
+        let Some(built) = self.build_commit(repo, tip, tip_tree, &planned, &human_msg, sigs)?
+        else {
+            return Ok(None);
+        };
+        let reflog = format!("commit: Record human edits before {op}");
+        self.publish(repo, target, tip, &built, None, &reflog, sigs, Stop::Never)?;
+        let mut paths: Vec<String> = human.iter().map(|(p, _)| p.to_string()).collect();
+        paths.sort();
+        Ok(Some((built.commit, built.tree, paths)))
     }
 
     /// Paths of the change set whose work-tree file differs from the tip (with what is on disk),
