@@ -6,8 +6,10 @@
 //! evidence to it).
 //!
 //! Rules every operation follows:
-//! * frontmatter is parsed by `wiki_parse` and written with `wiki_parse::yaml::emit_mapping`,
-//!   keeping key order and every key the operation was not told to change;
+//! * frontmatter is parsed by `wiki_parse` and written back with minimal edits
+//!   ([`wiki_parse::Page::render_edit`]): only the entries the operation changes (a key, one
+//!   claim, one key of a claim) are written again, by `wiki_parse::yaml`'s emitter; every other
+//!   byte of the frontmatter (key order, quoting, flow or block style, comments, CRLF) stays;
 //! * the body is kept byte for byte ([`wiki_parse::Page::render_with`]); only
 //!   `create_synthesis` changes it, and only inside its `## Summary` managed block (plus an empty
 //!   `## Notes` human block appended when the page has none);
@@ -421,7 +423,7 @@ impl<'a> Workspace<'a> {
             return Ok(false);
         }
         fm.insert(key("updatedAt"), Value::String(self.now.clone()));
-        let text = page.render_with(&fm, page.body());
+        let text = page.render_edit(&fm, page.body());
         self.write(&page.path, text)
     }
 
@@ -508,7 +510,7 @@ impl<'a> Workspace<'a> {
             );
         }
         let text = match &existing {
-            Some(p) if !original_body.trim().is_empty() => p.render_with(&fm, &body),
+            Some(p) if !original_body.trim().is_empty() => p.render_edit(&fm, &body),
             _ => page::render_page(&fm, &body),
         };
         let changed = self.write(&path, text)?;
@@ -564,7 +566,7 @@ impl<'a> Workspace<'a> {
         let changed = if fm == page.frontmatter {
             false
         } else {
-            let text = page.render_with(&fm, page.body());
+            let text = page.render_edit(&fm, page.body());
             self.write(&path, text)?
         };
         let mut r = self.result(changed, &path, Some(&fm));

@@ -91,10 +91,7 @@ fn metadata_keeps_body_bytes_and_other_keys() {
     assert_eq!(r[0].page_id.as_deref(), Some("entity.alpha"));
     let text = after(&c, "entities/alpha.md");
     assert_eq!(body_of(&text), body_of(ALPHA));
-    assert!(
-        text.contains("flags:\n  - \"true\"\n  - \"yes\"\n"),
-        "{text}"
-    );
+    assert!(text.contains("flags: [\"true\", yes]\n"), "{text}");
     assert!(text.contains("questions:\n  - Is the window long enough?\nupdatedAt: 2026-04-05T12:00:00.000Z\nstatus: review\n---\n"), "{text}");
 }
 
@@ -150,7 +147,7 @@ fn synthesis_new_and_existing() {
     assert_eq!(r[0].page_id.as_deref(), Some("synthesis.x-custom"));
     assert_eq!(
         after(&c, "syntheses/x.md"),
-        "---\npageType: synthesis\nid: synthesis.x-custom\ntitle: X\nsourceIds:\n  - b\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\nquestions:\n  - q?\n---\n\n# X\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nnew\n<!-- openclaw:wiki:generated:end -->\n\n## Notes\n<!-- openclaw:human:start -->\nmine\n<!-- openclaw:human:end -->\n"
+        "---\npageType: synthesis\nid: synthesis.x-custom\ntitle: X\nsourceIds: [b]\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\nquestions:\n  - q?\n---\n\n# X\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nnew\n<!-- openclaw:wiki:generated:end -->\n\n## Notes\n<!-- openclaw:human:start -->\nmine\n<!-- openclaw:human:end -->\n"
     );
     // Same op again: no change.
     let f2 = MemFiles::new([(
@@ -203,7 +200,7 @@ fn claim_lifecycle_in_one_batch() {
     confidence: 0.5
     evidence:
       - sourceId: source.alpha
-        lines: 12-18
+        lines: \"12-18\"
     updatedAt: 2026-04-05T12:00:00.000Z
     validUntil: 2026-04-01T00:00:00.000Z
     supersededBy: claim.alpha.db2
