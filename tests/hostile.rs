@@ -89,7 +89,7 @@ fn deeply_nested_yaml_is_an_error_of_its_page_only() {
     assert_eq!(
         lint,
         [
-            "concepts/deep.md:133: error: Frontmatter failed to parse: nested deeper than 128 levels [invalid-frontmatter]"
+            "concepts/deep.md:133: invalid-frontmatter: Frontmatter failed to parse: nested deeper than 128 levels"
         ]
     );
     assert!(

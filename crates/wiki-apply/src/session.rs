@@ -162,6 +162,7 @@ impl Session {
                 }
                 self.store.commit_locked(lock, &tracked)
             })?;
+        wiki_cli::notice(wiki_digest::context::human_edits_notice(&done));
         wiki_cli::notice(done.packing_message());
         written
             .map_err(|e| Error::Runtime(wiki_digest::derived::write_failure(done.commit, &e)))?;

@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 pub mod config;
+pub mod output;
 
 /// Exit codes shared by every binary.
 pub mod exit {
@@ -81,6 +82,17 @@ pub struct GlobalArgs {
     /// Pin the clock (RFC 3339, e.g. 2026-04-05T12:00:00Z). Default: $WIKI_NOW, else the system clock.
     #[arg(long, global = true, value_name = "TIMESTAMP")]
     pub now: Option<String>,
+
+    /// Colour text output: auto (only on a terminal, and not when $NO_COLOR is set), always,
+    /// never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    pub color: output::ColorChoice,
 }
 
 /// Errors raised by the shared plumbing.
@@ -175,6 +187,34 @@ impl GlobalArgs {
             ));
         }
         Ok(config::load()?.vault_path_setting())
+    }
+
+    /// Refuse a vault chosen explicitly (`--vault`, `$WIKI_VAULT`) that is not one: a usage error
+    /// naming the directory and how to create a vault there, instead of a command that runs on
+    /// nothing and reports "no results".
+    pub fn require_chosen_vault(&self) -> Result<(), CliError> {
+        let setting = self.vault_setting()?;
+        let origin = match setting.source.kind {
+            config::SourceKind::Flag => "--vault",
+            config::SourceKind::Environment => "$WIKI_VAULT",
+            _ => return Ok(()),
+        };
+        let dir = &setting.value;
+        if dir.join(VAULT_MARKER_DIR).is_dir() {
+            return Ok(());
+        }
+        let what = if dir.is_dir() {
+            format!("not a wiki vault (no {VAULT_MARKER_DIR}/ directory)")
+        } else if dir.exists() {
+            "not a directory".to_string()
+        } else {
+            "no such directory".to_string()
+        };
+        Err(CliError::Usage(format!(
+            "{origin} {}: {what}; create a vault there with `wiki init {}`",
+            dir.display(),
+            dir.display()
+        )))
     }
 
     /// The agent to act as: `--agent`, else `$WIKI_AGENT` (as given: an id that OpenClaw's
@@ -440,12 +480,11 @@ pub fn main_wrapper(program: &str, body: impl FnOnce() -> Result<u8, CliError>) 
     }
 }
 
-/// Print a clap error and exit with our code: `--help`/`--version` exit 0, usage errors exit 2.
+/// Print a clap error and exit with our code: `--help`/`--version` exit 0, usage errors exit 2
+/// (a command group without its command, such as `wiki memory`, prints its help and exits 2).
 fn exit_on_clap_error(err: clap::Error) -> ! {
     let code = match err.kind() {
-        clap::error::ErrorKind::DisplayHelp
-        | clap::error::ErrorKind::DisplayVersion
-        | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => exit::OK,
         _ => exit::ERROR,
     };
     let _ = err.print();

@@ -69,6 +69,18 @@ pub fn page_trailers<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<(Strin
     out
 }
 
+/// What to tell people when a commit recorded their hand edits first (the files, the commit):
+/// `Recorded hand edits to entities/a.md, notes.md as commit 1a2b3c4.`
+pub fn human_edits_notice(outcome: &CommitOutcome) -> Option<String> {
+    let commit = outcome.human_commit?;
+    let id = commit.to_string();
+    Some(format!(
+        "Recorded hand edits to {} as commit {}.",
+        wiki_cli::output::summarize(&outcome.human_paths, wiki_cli::output::SUMMARY_PATHS),
+        &id[..id.len().min(7)]
+    ))
+}
+
 /// Where the snapshot is read from and where commits go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
@@ -377,6 +389,7 @@ impl VaultContext {
             None => self.store.commit(&req),
         };
         if let Ok(done) = &outcome {
+            wiki_cli::notice(human_edits_notice(done));
             wiki_cli::notice(done.packing_message());
         }
         outcome.map_err(|e| match e {

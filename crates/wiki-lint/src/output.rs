@@ -2,17 +2,20 @@
 //!
 //! * `jsonl`: one `{"type":"diagnostic",...}` record per finding, then `{"type":"summary",...}`
 //!   (see [`crate::diagnostic`]).
-//! * `text`: `path:line: severity: message [code]` (`path: severity: …` when the finding has no
-//!   line), then a count line such as `5 errors, 27 warnings in 14 pages`.
+//! * `text`: `path:line: code: message` (`path: code: …` when the finding has no line), like a
+//!   compiler or linter, then a count line such as `5 errors, 27 warnings in 14 pages`. On a
+//!   terminal (see [`wiki_cli::output::Painter`]) the path is bold and the code red for errors,
+//!   yellow for warnings.
 //! * `github`: `::error file=<path>,line=<n>,title=<code>::<message>` (`::warning` for
 //!   warnings), the workflow-command syntax GitHub Actions turns into annotations on the changed
 //!   files. The path is relative to the repository root (the vault's path inside the repository
 //!   is prepended when the vault is a sub-folder), because GitHub resolves annotation paths
 //!   against the checkout. The count line goes to stderr so stdout holds annotations only.
 
+use wiki_cli::output::{Painter, Style};
 use wiki_cli::{CliError, Format, Output};
 
-use crate::diagnostic::{Counts, Diagnostic, DiagnosticRecord, Summary};
+use crate::diagnostic::{Counts, Diagnostic, DiagnosticRecord, Severity, Summary};
 
 /// Escape the message of a workflow command (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
@@ -40,17 +43,21 @@ pub fn github_line(d: &Diagnostic, prefix: &str) -> String {
     )
 }
 
-/// One text line.
-pub fn text_line(d: &Diagnostic) -> String {
+/// One text line: `path:line: code: message`, painted by `paint`.
+pub fn text_line(d: &Diagnostic, paint: &Painter) -> String {
     let place = match d.line {
         Some(line) => format!("{}:{line}", d.path),
         None => d.path.clone(),
     };
+    let style = match d.severity {
+        Severity::Error => Style::Error,
+        Severity::Warning => Style::Warning,
+    };
     format!(
-        "{place}: {}: {} [{}]",
-        d.severity.as_str(),
-        d.message,
-        d.code.as_str()
+        "{}: {}: {}",
+        paint.paint(Style::Path, &place),
+        paint.paint(style, d.code.as_str()),
+        d.message
     )
 }
 
@@ -68,13 +75,15 @@ pub fn count_line(counts: Counts, pages: usize) -> String {
     )
 }
 
-/// Print findings and the summary in `format` (jsonl, text or github).
+/// Print findings and the summary in `format` (jsonl, text or github); text is painted by
+/// `paint`.
 pub fn print(
     program: &str,
     format: Format,
     diagnostics: &[Diagnostic],
     summary: &Summary,
     github_prefix: &str,
+    paint: &Painter,
 ) -> Result<(), CliError> {
     let mut out = Output::new();
     let counts = Counts {
@@ -84,7 +93,7 @@ pub fn print(
     match format {
         Format::Text => {
             for d in diagnostics {
-                out.line(&text_line(d))?;
+                out.line(&text_line(d, paint))?;
             }
             out.line(&count_line(counts, summary.pages))?;
         }
@@ -132,7 +141,14 @@ mod tests {
     #[test]
     fn text_lines() {
         let d = Diagnostic::new(Code::OpenQuestion, "e/x.md", Some(7), "Q.".into());
-        assert_eq!(text_line(&d), "e/x.md:7: warning: Q. [open-question]");
+        assert_eq!(
+            text_line(&d, &Painter::new(false)),
+            "e/x.md:7: open-question: Q."
+        );
+        assert_eq!(
+            text_line(&d, &Painter::new(true)),
+            "\x1b[1me/x.md:7\x1b[0m: \x1b[33mopen-question\x1b[0m: Q."
+        );
         assert_eq!(
             count_line(
                 Counts {

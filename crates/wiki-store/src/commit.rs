@@ -302,6 +302,9 @@ impl Store {
                         Stop::Never,
                     )?;
                     outcome.human_commit = Some(built.commit);
+                    let mut paths: Vec<String> = human.iter().map(|(p, _)| p.to_string()).collect();
+                    paths.sort();
+                    outcome.human_paths = paths;
                     tip = Some(built.commit);
                     tip_tree = Some(built.tree);
                 }

@@ -292,6 +292,8 @@ pub struct CommitOutcome {
     pub commit: Option<ObjectId>,
     /// The commit recording human edits made first (checked-out branch only), if any.
     pub human_commit: Option<ObjectId>,
+    /// The vault paths that commit recorded (sorted; empty without one).
+    pub human_paths: Vec<String>,
     /// Vault paths the tool commit changed (sorted).
     pub written: Vec<String>,
     /// Whether git packed loose objects after the commit, in this process (see `maintain`).

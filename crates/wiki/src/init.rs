@@ -18,8 +18,8 @@ use wiki_store::{Change, CommitRequest, Store, Target};
 /// Create the vault layout and commit it (idempotent).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Vault directory to initialise (default: --vault / $WIKI_VAULT / the enclosing vault /
-    /// ~/.openclaw/wiki/main).
+    /// Vault directory to initialise (default: --vault, else the current directory, as `git
+    /// init` does).
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
@@ -198,7 +198,12 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             let cwd = std::env::current_dir().map_err(CliError::runtime)?;
             wiki_cli::absolutize(d, &cwd)
         }
-        None => global.vault_dir()?,
+        None => match &global.vault {
+            Some(v) => {
+                wiki_cli::absolutize(v, &std::env::current_dir().map_err(CliError::runtime)?)
+            }
+            None => std::env::current_dir().map_err(CliError::runtime)?,
+        },
     };
     let settings = InitSettings {
         vault_mode: args.vault_mode.clone(),
@@ -210,6 +215,10 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let mut out = Output::new();
     match format {
         Format::Json => out.json(&result)?,
+        _ if !result.created => out.line(&format!(
+            "Wiki vault at {} is already initialized; nothing to create.",
+            result.root_dir
+        ))?,
         _ => out.line(&format!(
             "Initialized wiki vault at {} ({} dirs, {} files).",
             result.root_dir,

@@ -8,6 +8,7 @@
 
 pub mod init;
 pub mod man;
+pub mod usage;
 
 use wiki_cli::Subcommand;
 
@@ -41,10 +42,20 @@ pub fn cli() -> clap::Command {
              available as `wiki <name>`.",
         )
         .subcommand_required(true)
-        .arg_required_else_help(true)
         .allow_external_subcommands(true);
     for sub in builtin() {
-        cmd = cmd.subcommand((sub.command)());
+        let mut sub_cmd = (sub.command)();
+        if let Some(examples) = usage::examples(sub.name) {
+            sub_cmd = sub_cmd.after_help(usage::examples_help(examples));
+        }
+        if let Some(line) = usage::usage_override(sub.name) {
+            sub_cmd = sub_cmd.override_usage(line);
+        }
+        cmd = cmd.subcommand(sub_cmd);
     }
     cmd
 }
+
+/// The commands that need no vault: `init` creates one; `status`, `doctor` and `config` report
+/// a missing vault as their finding; `parse` reads any directory of Markdown pages.
+pub const WITHOUT_VAULT: &[&str] = &["init", "status", "doctor", "config", "parse", "help"];

@@ -31,9 +31,8 @@ fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
 fn run_external(global: &GlobalArgs, name: &str, args: &clap::ArgMatches) -> Result<u8, CliError> {
     let program = format!("wiki-{name}");
     let Some(path) = find_on_path(&program) else {
-        return Err(CliError::Usage(format!(
-            "'{name}' is not a wiki command (no built-in and no `{program}` on PATH). See 'wiki --help'."
-        )));
+        let known: Vec<&str> = wiki::builtin().iter().map(|c| c.name).collect();
+        return Err(CliError::Usage(wiki::usage::unknown_command(name, &known)));
     };
     let rest: Vec<std::ffi::OsString> = args
         .get_many::<std::ffi::OsString>("")
@@ -73,6 +72,11 @@ fn main() -> ExitCode {
     // `wiki search …` that the vault's search server answers needs neither the dispatcher's
     // command line parser nor anything else (same output as the usual way: `run_served_argv`).
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    wiki_cli::output::set_porcelain();
+    if argv.len() == 1 {
+        eprint!("{}", wiki::usage::short_usage(&wiki::builtin()));
+        return ExitCode::from(exit::ERROR);
+    }
     if argv.get(1).is_some_and(|a| a == "search") {
         let rest: Vec<std::ffi::OsString> = argv[..1].iter().chain(&argv[2..]).cloned().collect();
         if let Some(code) =
@@ -89,7 +93,12 @@ fn main() -> ExitCode {
             return Err(CliError::Usage("missing command; see 'wiki --help'".into()));
         };
         match wiki::builtin().into_iter().find(|c| c.name == name) {
-            Some(cmd) => (cmd.run)(&global, sub),
+            Some(cmd) => {
+                if !wiki::WITHOUT_VAULT.contains(&name) {
+                    global.require_chosen_vault()?;
+                }
+                (cmd.run)(&global, sub)
+            }
             None => run_external(&global, name, sub),
         }
     })

@@ -22,7 +22,7 @@ use crate::{output, repo_prefix, staged};
 ///
 /// Output (`--format`): `jsonl` (default) prints `{"type":"diagnostic","code","severity",
 /// "category","path","line","message"}` per finding and a final `{"type":"summary",...}`;
-/// `text` prints `path:line: severity: message [code]`; `github` prints GitHub Actions
+/// `text` prints `path:line: code: message`; `github` prints GitHub Actions
 /// annotations (`::error file=...,line=...::message`) with repository-relative paths. Findings
 /// are sorted by path; within a page they keep the original plugin's order.
 ///
@@ -60,7 +60,7 @@ Input: the vault (default; with --agent ID or $WIKI_AGENT the branch agents/<ID>
 git without checkout), wiki-parse records on stdin (--stdin), or the staged pages of the next \
 commit (--staged, what the pre-commit hook runs).\n\n\
 Output: one {\"type\":\"diagnostic\",...} record per finding and a final \
-{\"type\":\"summary\",...} (--format jsonl, default), `path:line: severity: message [code]` \
+{\"type\":\"summary\",...} (--format jsonl, default), `path:line: code: message` \
 (--format text), or GitHub Actions annotations (--format github).\n\n\
 Exit status: 0 no finding at the deny level, 1 some finding at the deny level, 2 lint could \
 not run. See docs/lint.md."
@@ -184,7 +184,8 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         deny: args.deny,
         status: if failed { "failed" } else { "passed" },
     };
-    output::print("wiki-lint", format, &diagnostics, &summary, &prefix)?;
+    let paint = wiki_cli::output::Painter::stdout(global);
+    output::print("wiki-lint", format, &diagnostics, &summary, &prefix, &paint)?;
     std::mem::forget(diagnostics);
     Ok(if failed { exit::FOUND } else { exit::OK })
 }

@@ -21,8 +21,9 @@ use crate::report::{self, REPORT_PATH};
 /// `Wiki-Agent: ...`; nothing changed → no commit. When the report is new, the indexes and the
 /// digest are compiled again so they list it (`wiki compile --check` stays clean after a lint).
 ///
-/// Output: the summary line `Linted wiki vault at <root> (<n> issues, report: <path>).`
-/// (text, default); `--json`: the original plugin's result object (`vaultRoot`, `issueCount`,
+/// Output (text, default): each finding as `path:line: code: message` (vault-relative path;
+/// `path: code: message` without a line), then the original plugin's summary line `Linted wiki
+/// vault at <root> (<n> issues, report: <path>).`; `--json`: the original plugin's result object (`vaultRoot`, `issueCount`,
 /// `issues`, `issuesByCategory`, `reportPath`) plus `errors`, `warnings` and `commit`;
 /// `--format jsonl` / `github`: the records or annotations of `wiki-lint`.
 ///
@@ -191,7 +192,11 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             out.flush()?;
         }
         Format::Text => {
+            let paint = wiki_cli::output::Painter::stdout(global);
             let mut out = Output::new();
+            for d in &diagnostics {
+                out.line(&output::text_line(d, &paint))?;
+            }
             out.line(&format!(
                 "Linted wiki vault at {} ({issues} issues, report: {}).",
                 ctx.root().display(),
@@ -211,7 +216,8 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 status: if failed { "failed" } else { "passed" },
             };
             let prefix = crate::repo_prefix(ctx.root());
-            output::print("wiki lint", format, &diagnostics, &summary, &prefix)?;
+            let paint = wiki_cli::output::Painter::stdout(global);
+            output::print("wiki lint", format, &diagnostics, &summary, &prefix, &paint)?;
         }
     }
     Ok(if failed { exit::FOUND } else { exit::OK })

@@ -200,8 +200,8 @@ fn text_format() {
     run.expect_code(1);
     assert_eq!(
         run.stdout,
-        "entities/a.md:6: warning: Page lists 1 open question. [open-question]\n\
-         entities/b.md: error: Missing `id` frontmatter. [missing-id]\n\
+        "entities/a.md:6: open-question: Page lists 1 open question.\n\
+         entities/b.md: missing-id: Missing `id` frontmatter.\n\
          1 error, 1 warning in 2 pages\n"
     );
 }

@@ -72,7 +72,7 @@ fn installed_hook_blocks_errors_and_allows_warnings() {
     assert_ne!(run.code, 0, "commit must be blocked:\n{}", run.stderr);
     let all = format!("{}{}", run.stdout, run.stderr);
     assert!(
-        all.contains("entities/b.md:3: error: Duplicate page id `entity.a`. [duplicate-id]"),
+        all.contains("entities/b.md:3: duplicate-id: Duplicate page id `entity.a`."),
         "{all}"
     );
     assert_eq!(v.commit_count(), 1);

@@ -48,14 +48,21 @@ fn report_matches_the_original_and_is_committed_once_with_the_compile() {
     let before = v.commit_count();
     let run = v.run("wiki", &["lint"]);
     run.expect_code(1); // the fixture has errors
+    // The findings as `path:line: code: message` (those of `wiki-lint --format text`), then the
+    // original plugin's summary line.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 32, "{}", run.stdout);
     assert_eq!(
-        run.stdout,
+        lines[31],
         format!(
-            "Linted wiki vault at {} (31 issues, report: {}).\n",
+            "Linted wiki vault at {} (31 issues, report: {}).",
             v.root.display(),
             v.root.join("reports/lint.md").display()
         )
     );
+    let plumbing = v.run("wiki-lint", &["--format", "text"]);
+    let plumbing: Vec<&str> = plumbing.stdout.lines().collect();
+    assert_eq!(lines[..31], plumbing[..31]);
     // The original 2026.9.6 report, minus its one known difference (claim freshness of
     // `claim.db.vacuum`, see cli::rich_fixture_matches_the_original_2026_9_6_lint).
     let golden = std::fs::read_to_string(

@@ -140,9 +140,9 @@ fn cross_page_checks_see_head_plus_staged_changes() {
     run.expect_code(1);
     assert_eq!(
         run.stdout,
-        "entities/beta.md:7: warning: Claim cluster `claim.alpha.db` has competing variants across 2 pages. [claim-conflict]\n\
-         entities/beta.md:3: error: Duplicate page id `entity.alpha`. [duplicate-id]\n\
-         entities/beta.md:10: warning: Broken wikilink target `untracked`. [broken-wikilink]\n\
+        "entities/beta.md:7: claim-conflict: Claim cluster `claim.alpha.db` has competing variants across 2 pages.\n\
+         entities/beta.md:3: duplicate-id: Duplicate page id `entity.alpha`.\n\
+         entities/beta.md:10: broken-wikilink: Broken wikilink target `untracked`.\n\
          1 error, 2 warnings in 2 pages\n"
     );
 }
@@ -180,7 +180,7 @@ fn ids_are_looked_up_in_the_frontmatter_of_other_pages() {
     run.expect_code(1);
     assert_eq!(
         run.stdout,
-        "entities/delta.md:3: error: Duplicate page id `entity.gamma`. [duplicate-id]\n\
+        "entities/delta.md:3: duplicate-id: Duplicate page id `entity.gamma`.\n\
          1 error, 0 warnings in 1 page\n"
     );
 }
@@ -301,7 +301,7 @@ fn staged_rename_reports_links_to_the_old_path() {
     run.expect_code(0);
     assert_eq!(
         run.stdout,
-        "entities/alpha.md:10: warning: Broken wikilink target `sources/base.md`. [broken-wikilink]\n\
+        "entities/alpha.md:10: broken-wikilink: Broken wikilink target `sources/base.md`.\n\
          0 errors, 1 warning in 1 page\n"
     );
 }
@@ -324,8 +324,8 @@ fn staged_after_a_tool_commit() {
     run.expect_code(1);
     assert_eq!(
         run.stdout,
-        "entities/b.md:3: error: Duplicate page id `entity.a`. [duplicate-id]\n\
-         entities/b.md:8: warning: Broken wikilink target `c`. [broken-wikilink]\n\
+        "entities/b.md:3: duplicate-id: Duplicate page id `entity.a`.\n\
+         entities/b.md:8: broken-wikilink: Broken wikilink target `c`.\n\
          1 error, 1 warning in 1 page\n"
     );
 }
