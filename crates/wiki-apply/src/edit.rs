@@ -20,7 +20,7 @@
 //!   replayed safely after a crash.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use yaml_serde::{Mapping, Value};
 
@@ -111,6 +111,19 @@ impl IdIndex {
         }
         self.by_path.insert(path.to_string(), (id, claims));
     }
+
+    /// Page `path` gained claim `id` (without reading its other claims again).
+    fn add_claim(&mut self, path: &str, id: &str) {
+        self.claims
+            .entry(id.to_string())
+            .or_default()
+            .insert(path.to_string());
+        self.by_path
+            .entry(path.to_string())
+            .or_default()
+            .1
+            .push(id.to_string());
+    }
 }
 
 /// Explicit claim ids of a frontmatter mapping.
@@ -127,18 +140,119 @@ fn claim_ids(fm: &Mapping) -> Vec<String> {
     }
 }
 
+/// A page a batch changes (or read to change): parsed once, changed in place by each operation
+/// on it, rendered once when the batch ends ([`Workspace::changes`]). Rendering and parsing the
+/// whole page again for every operation made a batch quadratic in its operations on one page.
+struct Doc {
+    /// The bytes at the start of the batch (`None`: the batch creates the page).
+    before: Option<Vec<u8>>,
+    /// The page as last parsed (as read, or as `create_synthesis` rendered it). Its
+    /// frontmatter stays as parsed, the one rendering compares against; the current one is `fm`.
+    page: Page,
+    /// The current frontmatter.
+    fm: Mapping,
+    /// The exact current text when `page` was parsed from it and `fm` has not changed since
+    /// (`None`: `fm` rendered into `page`).
+    text: Option<String>,
+    /// Whether an operation changed the page.
+    dirty: bool,
+    /// Position in `claims` of each explicit claim id (its first occurrence), built on first
+    /// use.
+    claim_pos: Option<HashMap<String, usize>>,
+}
+
+impl Doc {
+    fn read(path: &str, before: Vec<u8>) -> Result<Doc> {
+        let page = page::parse_page_without_links(path, &before)
+            .map_err(|e| Error::Invalid(format!("cannot change {path}: {e}")))?;
+        Ok(Doc {
+            fm: page.frontmatter.clone(),
+            page,
+            before: Some(before),
+            text: None,
+            dirty: false,
+            claim_pos: None,
+        })
+    }
+
+    /// The page's current bytes.
+    fn current(&self) -> Cow<'_, [u8]> {
+        match (&self.text, &self.before) {
+            (_, Some(b)) if !self.dirty => Cow::Borrowed(b),
+            (Some(t), _) => Cow::Borrowed(t.as_bytes()),
+            _ => Cow::Owned(
+                self.page
+                    .render_edit(&self.fm, self.page.body())
+                    .into_bytes(),
+            ),
+        }
+    }
+
+    /// Parse the current text into `page` (for an operation that works on the whole page).
+    fn materialize(&mut self) -> Result<()> {
+        if self.dirty && self.text.is_none() {
+            let text = self.page.render_edit(&self.fm, self.page.body());
+            self.page = page::parse_page_without_links(&self.page.path, text.as_bytes())
+                .map_err(|e| Error::Invalid(format!("cannot change {}: {e}", self.page.path)))?;
+            self.text = Some(text);
+        }
+        Ok(())
+    }
+
+    /// An operation changed the frontmatter: the page's `updatedAt` becomes `now`.
+    fn touched(&mut self, now: &str) {
+        self.fm
+            .insert(key("updatedAt"), Value::String(now.to_string()));
+        self.text = None;
+        self.dirty = true;
+    }
+
+    fn id(&self) -> Option<String> {
+        model::opt_string(self.fm.get("id"))
+    }
+
+    /// Index in `claims` of the claim with explicit id `id`.
+    fn claim_index(&mut self, id: &str) -> Option<usize> {
+        let fm = &self.fm;
+        self.claim_pos
+            .get_or_insert_with(|| {
+                let mut pos = HashMap::new();
+                for (i, c) in claims_seq(fm).into_iter().flatten().enumerate() {
+                    if let Value::Mapping(m) = c
+                        && let Some(id) = opt_str(m.get("id"))
+                    {
+                        pos.entry(id.to_string()).or_insert(i);
+                    }
+                }
+                pos
+            })
+            .get(id)
+            .copied()
+    }
+
+    /// A claim with id `id` was inserted at `at` in `claims` (`at` is the end when `appended`).
+    fn claim_inserted(&mut self, at: usize, id: &str, appended: bool) {
+        if let Some(pos) = &mut self.claim_pos {
+            if !appended {
+                pos.values_mut().filter(|v| **v >= at).for_each(|v| *v += 1);
+            }
+            pos.entry(id.to_string()).or_insert(at);
+        }
+    }
+}
+
 /// The vault as a batch of operations sees it.
 pub struct Workspace<'a> {
     files: &'a dyn VaultFiles,
     now: String,
-    /// Current bytes of every file written so far (others are read from `files`).
-    current: HashMap<String, Option<Vec<u8>>>,
-    /// Original bytes of every file written.
-    original: BTreeMap<String, Option<Vec<u8>>>,
+    /// Every page an operation read to change it, as the operations so far left it.
+    docs: HashMap<String, Doc>,
     /// Page paths created by the batch.
     created: BTreeSet<String>,
     index: Option<IdIndex>,
     scans: usize,
+    /// Page lookups resolved so far (forgotten when a page is created or gets another id).
+    resolved: HashMap<String, String>,
 }
 
 impl<'a> Workspace<'a> {
@@ -147,28 +261,33 @@ impl<'a> Workspace<'a> {
         Workspace {
             files,
             now: now.to_string(),
-            current: HashMap::new(),
-            original: BTreeMap::new(),
+            docs: HashMap::new(),
             created: BTreeSet::new(),
             index: None,
             scans: 0,
+            resolved: HashMap::new(),
         }
     }
 
-    /// The files changed so far (content differs from the start), sorted by path.
+    /// The files changed so far (content differs from the start), sorted by path. Each page is
+    /// rendered here, once, whatever the number of operations on it.
     pub fn changes(&self) -> Vec<FileChange> {
-        self.original
+        let mut out: Vec<FileChange> = self
+            .docs
             .iter()
-            .filter_map(|(path, before)| {
-                let after = self.current.get(path).cloned().flatten();
-                (after != *before).then(|| FileChange {
+            .filter(|(_, d)| d.dirty)
+            .filter_map(|(path, d)| {
+                let after = d.current().into_owned();
+                (Some(&after) != d.before.as_ref()).then(|| FileChange {
                     path: path.clone(),
-                    before: before.clone(),
-                    after,
+                    before: d.before.clone(),
+                    after: Some(after),
                     blob: None,
                 })
             })
-            .collect()
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
     }
 
     /// Apply one operation.
@@ -193,26 +312,41 @@ impl<'a> Workspace<'a> {
 
     // ----- reading -------------------------------------------------------------------------
 
-    fn bytes(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>> {
-        if let Some(b) = self.current.get(path) {
-            return Ok(b.as_deref().map(Cow::Borrowed));
+    /// The page at `path` to change (`None`: no such file), read and parsed on first use.
+    fn load(&mut self, path: &str) -> Result<Option<&mut Doc>> {
+        if !self.docs.contains_key(path) {
+            let Some(bytes) = self.files.read(path)? else {
+                return Ok(None);
+            };
+            let doc = Doc::read(path, bytes.into_owned())?;
+            self.docs.insert(path.to_string(), doc);
         }
-        self.files.read(path)
+        Ok(self.docs.get_mut(path))
     }
 
-    /// Parse the current version of a page (`None` when it does not exist).
-    pub fn page(&self, path: &str) -> Result<Option<Page>> {
-        match self.bytes(path)? {
-            None => Ok(None),
-            Some(b) => page::parse_page(path, &b)
-                .map(Some)
-                .map_err(|e| Error::Invalid(format!("cannot change {path}: {e}"))),
-        }
-    }
-
-    fn require_page(&self, path: &str) -> Result<Page> {
-        self.page(path)?
+    fn require(&mut self, path: &str) -> Result<&mut Doc> {
+        self.load(path)?
             .ok_or_else(|| Error::Invalid(format!("Wiki page not found: {path}")))
+    }
+
+    /// Parse the current version of a page (`None` when it does not exist). A page the batch
+    /// changed is rendered for this (callers outside the batch's operations).
+    pub fn page(&self, path: &str) -> Result<Option<Page>> {
+        let bytes = match self.docs.get(path) {
+            Some(doc) => doc.current(),
+            None => match self.files.read(path)? {
+                Some(b) => b,
+                None => return Ok(None),
+            },
+        };
+        page::parse_page(path, &bytes)
+            .map(Some)
+            .map_err(|e| Error::Invalid(format!("cannot change {path}: {e}")))
+    }
+
+    /// The frontmatter of the page at `path` as the batch left it, when the batch read it.
+    fn known_frontmatter(&self, path: &str) -> Option<&Mapping> {
+        self.docs.get(path).map(|d| &d.fm)
     }
 
     /// All page paths (the batch's start plus pages it created), sorted.
@@ -225,6 +359,16 @@ impl<'a> Workspace<'a> {
         set.into_iter().collect()
     }
 
+    /// Whether `path` is a page path (without listing them all).
+    fn is_page(&self, path: &str) -> bool {
+        self.created.contains(path)
+            || self
+                .files
+                .page_paths()
+                .binary_search_by(|p| p.as_str().cmp(path))
+                .is_ok()
+    }
+
     fn ensure_index(&mut self) -> Result<()> {
         if self.index.is_some() {
             return Ok(());
@@ -233,7 +377,9 @@ impl<'a> Workspace<'a> {
         let paths = self.all_paths();
         self.files.prefetch(&paths);
         for path in paths {
-            if let Some(b) = self.bytes(&path)?
+            if let Some(fm) = self.known_frontmatter(&path) {
+                index.add(&path, fm);
+            } else if let Some(b) = self.files.read(&path)?
                 && let Ok(p) = page::parse_page(&path, &b)
             {
                 index.add(&path, &p.frontmatter);
@@ -273,12 +419,18 @@ impl<'a> Workspace<'a> {
         let paths: Vec<String> = all
             .into_iter()
             .zip(known)
-            .filter(|(p, k)| self.current.contains_key(p) || *k != Some(false))
+            .filter(|(p, k)| self.docs.contains_key(p) || *k != Some(false))
             .map(|(p, _)| p)
             .collect();
         self.files.prefetch(&paths);
         for path in paths {
-            let Some(b) = self.bytes(&path)? else {
+            if let Some(fm) = self.known_frontmatter(&path) {
+                if matches(fm) {
+                    out.push(path);
+                }
+                continue;
+            }
+            let Some(b) = self.files.read(&path)? else {
                 continue;
             };
             // Ids are declared in frontmatter: a page whose body alone names the id (a
@@ -302,18 +454,33 @@ impl<'a> Workspace<'a> {
         if key.is_empty() {
             return Ok(None);
         }
-        let paths = self.all_paths();
+        if let Some(path) = self.resolved.get(&key) {
+            return Ok(Some(path.clone()));
+        }
+        let found = self.resolve_uncached(&key)?;
+        if let Some(path) = &found {
+            self.resolved.insert(key, path.clone());
+        }
+        Ok(found)
+    }
+
+    fn resolve_uncached(&mut self, key: &str) -> Result<Option<String>> {
         let with_ext = if key.ends_with(".md") {
-            key.clone()
+            key.to_string()
         } else {
             format!("{key}.md")
         };
-        let tiers: [&dyn Fn(&str) -> bool; 4] = [
-            &|p| p == key,
-            &|p| p == with_ext,
-            &|p| p.strip_suffix(".md").unwrap_or(p) == key,
-            &|p| page::file_stem(p) == key,
-        ];
+        // The first two tiers are exact paths: no need to list every page for them.
+        for exact in [key, with_ext.as_str()] {
+            if self.is_page(exact) {
+                return Ok(Some(exact.to_string()));
+            }
+        }
+        let paths = self.all_paths();
+        let tiers: [&dyn Fn(&str) -> bool; 2] =
+            [&|p| p.strip_suffix(".md").unwrap_or(p) == key, &|p| {
+                page::file_stem(p) == key
+            }];
         for tier in tiers {
             if let Some(p) = paths.iter().find(|p| tier(p)) {
                 return Ok(Some(p.clone()));
@@ -321,15 +488,15 @@ impl<'a> Workspace<'a> {
         }
         // The page id: the cache's parsed form has it (`summary.id` is the same trimmed string).
         let by_id = self.scan(
-            &key,
+            key,
             Needle::PageId,
             |ix| {
                 ix.pages
-                    .get(&key)
+                    .get(key)
                     .map(|s| s.iter().cloned().collect())
                     .unwrap_or_default()
             },
-            |fm| model::opt_string(fm.get("id")).as_deref() == Some(key.as_str()),
+            |fm| opt_str(fm.get("id")) == Some(key),
         )?;
         Ok(by_id.into_iter().next())
     }
@@ -364,79 +531,49 @@ impl<'a> Workspace<'a> {
         )
     }
 
-    /// The page holding claim `claim_id`: on `page` when given, else the only page of the vault
-    /// that has it.
-    fn claim_page(&mut self, page: Option<&str>, claim_id: &str) -> Result<String> {
-        if let Some(lookup) = page {
-            let path = self.require_lookup(lookup)?;
-            let p = self.require_page(&path)?;
-            if claim_index(&p.frontmatter, claim_id).is_none() {
-                return Err(Error::Invalid(format!(
-                    "claim {claim_id} not found on {path}"
-                )));
+    /// The page holding claim `claim_id` (and the claim's index in its `claims`): on `page`
+    /// when given, else the only page of the vault that has it.
+    fn claim_page(&mut self, page: Option<&str>, claim_id: &str) -> Result<(String, usize)> {
+        let path = match page {
+            Some(lookup) => self.require_lookup(lookup)?,
+            None => {
+                // Not a parsed-field test: the parsed form drops claims without text, which
+                // this lookup still finds (the cache says which pages have none).
+                let found =
+                    self.pages_with_claim(claim_id, |fm| claim_index(fm, claim_id).is_some())?;
+                match found.len() {
+                    0 => return Err(Error::Invalid(format!("claim not found: {claim_id}"))),
+                    1 => found.into_iter().next().unwrap_or_default(),
+                    _ => {
+                        return Err(Error::Invalid(format!(
+                            "claim {claim_id} is on several pages ({}); pass \"page\" to choose one",
+                            found.join(", ")
+                        )));
+                    }
+                }
             }
-            return Ok(path);
-        }
-        // Not a parsed-field test: the parsed form drops claims without text, which this
-        // lookup still finds (the cache says which pages have none).
-        let found = self.pages_with_claim(claim_id, |fm| claim_index(fm, claim_id).is_some())?;
-        match found.len() {
-            0 => Err(Error::Invalid(format!("claim not found: {claim_id}"))),
-            1 => Ok(found.into_iter().next().unwrap_or_default()),
-            _ => Err(Error::Invalid(format!(
-                "claim {claim_id} is on several pages ({}); pass \"page\" to choose one",
-                found.join(", ")
+        };
+        match self.require(&path)?.claim_index(claim_id) {
+            Some(i) => Ok((path, i)),
+            None => Err(Error::Invalid(format!(
+                "claim {claim_id} not found on {path}"
             ))),
         }
     }
 
     // ----- writing -------------------------------------------------------------------------
 
-    fn write(&mut self, path: &str, text: String) -> Result<bool> {
-        let before = self.bytes(path)?.map(Cow::into_owned);
-        let after = Some(text.into_bytes());
-        if before == after {
-            return Ok(false);
-        }
-        if before.is_none() {
-            self.created.insert(path.to_string());
-        }
-        self.original
-            .entry(path.to_string())
-            .or_insert_with(|| before.clone());
-        if let Some(index) = &mut self.index {
+    /// Forget resolved lookups and re-index `path`: a page was created or changed its id or
+    /// its claims wholesale.
+    fn reindexed(&mut self, path: &str) {
+        self.resolved.clear();
+        if let (Some(index), Some(doc)) = (&mut self.index, self.docs.get(path)) {
             index.remove(path);
-            if let Some(b) = &after
-                && let Ok(p) = page::parse_page(path, b)
-            {
-                index.add(path, &p.frontmatter);
-            }
+            index.add(path, &doc.fm);
         }
-        self.current.insert(path.to_string(), after);
-        Ok(true)
     }
 
-    /// Write `fm` (body unchanged) when it differs from the page's frontmatter, bumping the
-    /// page's `updatedAt`.
-    fn save_frontmatter(&mut self, page: &Page, mut fm: Mapping) -> Result<bool> {
-        if fm == page.frontmatter {
-            return Ok(false);
-        }
-        fm.insert(key("updatedAt"), Value::String(self.now.clone()));
-        let text = page.render_edit(&fm, page.body());
-        self.write(&page.path, text)
-    }
-
-    fn result(&self, changed: bool, page: &str, fm: Option<&Mapping>) -> OpResult {
-        let page_id = match fm {
-            Some(fm) => model::opt_string(fm.get("id")),
-            None => self
-                .current
-                .get(page)
-                .and_then(|b| b.as_ref())
-                .and_then(|b| page::parse_page(page, b).ok())
-                .and_then(|p| model::opt_string(p.frontmatter.get("id"))),
-        };
+    fn result(changed: bool, page: &str, page_id: Option<String>) -> OpResult {
         OpResult {
             op: OpKind::UpdateMetadata,
             changed,
@@ -448,128 +585,100 @@ impl<'a> Workspace<'a> {
     }
 
     // ----- operations ----------------------------------------------------------------------
+    //
+    // Each operation changes the page's frontmatter in place and says whether it changed
+    // anything (comparing or copying the whole frontmatter per operation would make a batch
+    // quadratic again).
 
     fn create_synthesis(&mut self, op: &CreateSynthesis) -> Result<OpResult> {
         let stem = slug::slugify_page_stem(&op.title);
         let path = format!("syntheses/{}", slug::page_filename(&stem));
-        let existing = self.page(&path)?;
-        let mut fm = existing
-            .as_ref()
-            .map(|p| p.frontmatter.clone())
-            .unwrap_or_default();
-        let id = existing
-            .as_ref()
-            .and_then(|p| model::opt_string(p.frontmatter.get("id")))
-            .unwrap_or_else(|| format!("synthesis.{}", slug::slugify(&op.title)));
-        fm.insert(key("pageType"), string("synthesis"));
-        fm.insert(key("id"), string(&id));
-        fm.insert(key("title"), string(&op.title));
-        fm.insert(key("sourceIds"), string_list(&op.source_ids));
-        if let Some(claims) = &op.claims {
-            fm.insert(
-                key("claims"),
-                Value::Sequence(claims.iter().map(claim_value).collect()),
-            );
+        // The whole page is rebuilt: work on its current text.
+        if let Some(doc) = self.load(&path)? {
+            doc.materialize()?;
         }
-        if let Some(c) = &op.contradictions {
-            fm.insert(key("contradictions"), string_list(c));
+        let existing = self.docs.get(&path).map(|d| &d.page);
+        let text = synthesis_text(op, existing, &self.now);
+        let current = self.docs.get(&path);
+        if current.is_some_and(|d| d.current() == text.as_bytes()) {
+            let id = current.and_then(Doc::id);
+            let mut r = Self::result(false, &path, id);
+            r.claims = synthesis_claims(op);
+            return Ok(r);
         }
-        if let Some(q) = &op.questions {
-            fm.insert(key("questions"), string_list(q));
-        }
-        if let Some(c) = op.confidence {
-            fm.insert(key("confidence"), number(c));
-        }
-        fm.insert(
-            key("status"),
-            string(op.status.as_deref().unwrap_or("active")),
-        );
-        fm.insert(key("updatedAt"), Value::String(self.now.clone()));
-
-        let original_body = existing.as_ref().map(|p| p.body()).unwrap_or("");
-        let base = if original_body.trim().is_empty() {
-            format!(
-                "# {}\n\n## Notes\n{}\n",
-                op.title,
-                markers::empty_human_block()
-            )
-        } else {
-            original_body.to_string()
+        let before = match self.docs.remove(&path) {
+            Some(d) => d.before,
+            None => {
+                self.created.insert(path.clone());
+                None
+            }
         };
-        let mut body = markers::replace_managed_block(&base, &Block::summary(), op.body.trim());
-        if !markers::has_human_block(&body) {
-            let trimmed = body.trim_end();
-            body = format!(
-                "{}## Notes\n{}\n",
-                if trimmed.is_empty() {
-                    String::new()
-                } else {
-                    format!("{trimmed}\n\n")
-                },
-                markers::empty_human_block()
-            );
-        }
-        let text = match &existing {
-            Some(p) if !original_body.trim().is_empty() => p.render_edit(&fm, &body),
-            _ => page::render_page(&fm, &body),
+        let page = page::parse_page_without_links(&path, text.as_bytes())
+            .map_err(|e| Error::Invalid(format!("cannot change {path}: {e}")))?;
+        let doc = Doc {
+            fm: page.frontmatter.clone(),
+            page,
+            before,
+            text: Some(text),
+            dirty: true,
+            claim_pos: None,
         };
-        let changed = self.write(&path, text)?;
-        let mut r = self.result(changed, &path, Some(&fm));
-        if let Some(claims) = &op.claims {
-            r.claims = claims.iter().filter_map(|c| c.id.clone()).collect();
-        }
+        let id = doc.id();
+        self.docs.insert(path.clone(), doc);
+        self.reindexed(&path);
+        let mut r = Self::result(true, &path, id);
+        r.claims = synthesis_claims(op);
         Ok(r)
     }
 
     fn update_metadata(&mut self, op: &UpdateMetadata) -> Result<OpResult> {
         let path = self.require_lookup(&op.lookup)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
-        fm.insert(key("updatedAt"), Value::String(self.now.clone()));
+        let now = self.now.clone();
+        let doc = self.require(&path)?;
+        let fm = &mut doc.fm;
+        let mut changed = set(fm, "updatedAt", Value::String(now));
         if let Some(ids) = &op.source_ids {
-            fm.insert(key("sourceIds"), string_list(ids));
+            changed |= set(fm, "sourceIds", string_list(ids));
         }
-        if let Some(claims) = &op.claims {
-            if claims.is_empty() {
-                fm.shift_remove("claims");
-            } else {
-                fm.insert(
-                    key("claims"),
-                    Value::Sequence(claims.iter().map(claim_value).collect()),
-                );
-            }
-        }
+        let claims_changed = match &op.claims {
+            Some(claims) if claims.is_empty() => fm.shift_remove("claims").is_some(),
+            Some(claims) => set(
+                fm,
+                "claims",
+                Value::Sequence(claims.iter().map(claim_value).collect()),
+            ),
+            None => false,
+        };
+        changed |= claims_changed;
         for (name, list) in [
             ("contradictions", &op.contradictions),
             ("questions", &op.questions),
         ] {
-            if let Some(list) = list {
-                if list.is_empty() {
-                    fm.shift_remove(name);
-                } else {
-                    fm.insert(key(name), string_list(list));
-                }
-            }
+            changed |= match list {
+                Some(list) if list.is_empty() => fm.shift_remove(name).is_some(),
+                Some(list) => set(fm, name, string_list(list)),
+                None => false,
+            };
         }
-        match op.confidence {
-            Some(ConfidenceChange::Clear) => {
-                fm.shift_remove("confidence");
-            }
-            Some(ConfidenceChange::Set(c)) => {
-                fm.insert(key("confidence"), number(c));
-            }
-            None => {}
-        }
-        if let Some(s) = &op.status {
-            fm.insert(key("status"), string(s));
-        }
-        let changed = if fm == page.frontmatter {
-            false
-        } else {
-            let text = page.render_edit(&fm, page.body());
-            self.write(&path, text)?
+        changed |= match op.confidence {
+            Some(ConfidenceChange::Clear) => fm.shift_remove("confidence").is_some(),
+            Some(ConfidenceChange::Set(c)) => set(fm, "confidence", number(c)),
+            None => false,
         };
-        let mut r = self.result(changed, &path, Some(&fm));
+        if let Some(s) = &op.status {
+            changed |= set(fm, "status", string(s));
+        }
+        if changed {
+            doc.text = None;
+            doc.dirty = true;
+        }
+        if claims_changed {
+            doc.claim_pos = None;
+        }
+        let mut r = Self::result(changed, &path, doc.id());
+        if claims_changed {
+            self.reindexed(&path);
+        }
         if let Some(claims) = &op.claims {
             r.claims = claims.iter().filter_map(|c| c.id.clone()).collect();
         }
@@ -578,11 +687,11 @@ impl<'a> Workspace<'a> {
 
     fn add_claim(&mut self, op: &AddClaim) -> Result<OpResult> {
         let path = self.require_lookup(&op.page)?;
-        let page = self.require_page(&path)?;
+        let now = self.now.clone();
+        let doc = self.require(&path)?;
         let id = op.claim.id.clone().unwrap_or_default();
-        let mut fm = page.frontmatter.clone();
-        let changed = if let Some(i) = claim_index(&fm, &id) {
-            let existing = claims_seq(&fm)
+        let changed = if let Some(i) = doc.claim_index(&id) {
+            let existing = claims_seq(&doc.fm)
                 .and_then(|s| s.get(i))
                 .and_then(model::normalize_claim);
             if existing.map(|c| c.text) != Some(op.claim.text.clone()) {
@@ -593,31 +702,36 @@ impl<'a> Workspace<'a> {
             false
         } else {
             let mut claim = op.claim.clone();
-            claim.updated_at = Some(self.now.clone());
-            claims_seq_mut(&mut fm, &path)?.push(claim_value(&claim));
-            self.save_frontmatter(&page, fm.clone())?
+            claim.updated_at = Some(now.clone());
+            let claims = claims_seq_mut(&mut doc.fm, &path)?;
+            claims.push(claim_value(&claim));
+            let at = claims.len() - 1;
+            doc.claim_inserted(at, &id, true);
+            doc.touched(&now);
+            true
         };
-        let mut r = self.result(changed, &path, Some(&fm));
+        let mut r = Self::result(changed, &path, doc.id());
+        if changed && let Some(index) = &mut self.index {
+            index.add_claim(&path, &id);
+        }
         r.claims = vec![id];
         Ok(r)
     }
 
     fn update_claim(&mut self, op: &UpdateClaim) -> Result<OpResult> {
-        let path = self.claim_page(op.page.as_deref(), &op.claim_id)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
-        let i = claim_index(&fm, &op.claim_id).unwrap_or_default();
+        let (path, i) = self.claim_page(op.page.as_deref(), &op.claim_id)?;
         let now = self.now.clone();
-        let claim = claim_mapping_mut(&mut fm, i, &path)?;
+        let doc = self.require(&path)?;
+        let claim = claim_mapping_mut(&mut doc.fm, i, &path)?;
         let mut touched = false;
         if let Some(text) = &op.text
-            && model::opt_string(claim.get("text")).as_deref() != Some(text.as_str())
+            && opt_str(claim.get("text")) != Some(text.as_str())
         {
             set_ordered(claim, "text", string(text), CLAIM_ORDER);
             touched = true;
         }
         if let Some(status) = &op.status
-            && model::opt_string(claim.get("status")).as_deref() != Some(status.as_str())
+            && opt_str(claim.get("status")) != Some(status.as_str())
         {
             set_ordered(claim, "status", string(status), CLAIM_ORDER);
             touched = true;
@@ -634,21 +748,19 @@ impl<'a> Workspace<'a> {
             _ => {}
         }
         if touched {
-            set_ordered(claim, "updatedAt", Value::String(now), CLAIM_ORDER);
+            set_ordered(claim, "updatedAt", Value::String(now.clone()), CLAIM_ORDER);
+            doc.touched(&now);
         }
-        let changed = self.save_frontmatter(&page, fm.clone())?;
-        let mut r = self.result(changed, &path, Some(&fm));
+        let mut r = Self::result(touched, &path, doc.id());
         r.claims = vec![op.claim_id.clone()];
         Ok(r)
     }
 
     fn add_evidence(&mut self, op: &AddEvidence) -> Result<OpResult> {
-        let path = self.claim_page(op.page.as_deref(), &op.claim_id)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
-        let i = claim_index(&fm, &op.claim_id).unwrap_or_default();
+        let (path, i) = self.claim_page(op.page.as_deref(), &op.claim_id)?;
         let now = self.now.clone();
-        let claim = claim_mapping_mut(&mut fm, i, &path)?;
+        let doc = self.require(&path)?;
+        let claim = claim_mapping_mut(&mut doc.fm, i, &path)?;
         let mut known: Vec<Evidence> = model::normalize_claim(&Value::Mapping(claim.clone()))
             .map(|c| c.evidence)
             .unwrap_or_default()
@@ -668,7 +780,8 @@ impl<'a> Workspace<'a> {
             }
             added.push(evidence_value(&e));
         }
-        if !added.is_empty() {
+        let changed = !added.is_empty();
+        if changed {
             match claim.get_mut("evidence") {
                 Some(Value::Sequence(seq)) => seq.extend(added),
                 None | Some(Value::Null) => {
@@ -681,32 +794,30 @@ impl<'a> Workspace<'a> {
                     )));
                 }
             }
+            doc.touched(&now);
         }
-        let changed = self.save_frontmatter(&page, fm.clone())?;
-        let mut r = self.result(changed, &path, Some(&fm));
+        let mut r = Self::result(changed, &path, doc.id());
         r.claims = vec![op.claim_id.clone()];
         Ok(r)
     }
 
     fn supersede_claim(&mut self, op: &SupersedeClaim) -> Result<OpResult> {
-        let path = self.claim_page(op.page.as_deref(), &op.claim_id)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
+        let (path, i) = self.claim_page(op.page.as_deref(), &op.claim_id)?;
+        let now = self.now.clone();
+        let doc = self.require(&path)?;
         let new_id = op.new_claim.id.clone().unwrap_or_default();
-        let i = claim_index(&fm, &op.claim_id).unwrap_or_default();
-        let old = claims_seq(&fm)
+        let superseded_by = claims_seq(&doc.fm)
             .and_then(|s| s.get(i))
             .and_then(|v| match v {
-                Value::Mapping(m) => Some(m.clone()),
+                Value::Mapping(m) => model::opt_string(m.get("supersededBy")),
                 _ => None,
-            })
-            .unwrap_or_default();
-        let superseded_by = model::opt_string(old.get("supersededBy"));
+            });
         let claims = vec![op.claim_id.clone(), new_id.clone()];
+        let new_exists = doc.claim_index(&new_id).is_some();
         match superseded_by {
-            Some(by) if by == new_id && claim_index(&fm, &new_id).is_some() => {
+            Some(by) if by == new_id && new_exists => {
                 // Already done (a replayed batch).
-                let mut r = self.result(false, &path, Some(&fm));
+                let mut r = Self::result(false, &path, doc.id());
                 r.claims = claims;
                 return Ok(r);
             }
@@ -718,7 +829,7 @@ impl<'a> Workspace<'a> {
             }
             None => {}
         }
-        if claim_index(&fm, &new_id).is_some() {
+        if new_exists {
             return Err(Error::Invalid(format!(
                 "claim {new_id} already exists on {path}; choose another newClaimId"
             )));
@@ -727,10 +838,9 @@ impl<'a> Workspace<'a> {
             .new_claim
             .valid_from
             .clone()
-            .unwrap_or_else(|| self.now.clone());
-        let now = self.now.clone();
+            .unwrap_or_else(|| now.clone());
         {
-            let claim = claim_mapping_mut(&mut fm, i, &path)?;
+            let claim = claim_mapping_mut(&mut doc.fm, i, &path)?;
             set_ordered(claim, "status", string("superseded"), CLAIM_ORDER);
             set_ordered(claim, "updatedAt", Value::String(now.clone()), CLAIM_ORDER);
             set_ordered(
@@ -743,36 +853,40 @@ impl<'a> Workspace<'a> {
         }
         let mut new_claim = op.new_claim.clone();
         new_claim.valid_from = Some(valid_from);
-        new_claim.updated_at = Some(now);
-        claims_seq_mut(&mut fm, &path)?.insert(i + 1, claim_value(&new_claim));
-        let changed = self.save_frontmatter(&page, fm.clone())?;
-        let mut r = self.result(changed, &path, Some(&fm));
+        new_claim.updated_at = Some(now.clone());
+        let seq = claims_seq_mut(&mut doc.fm, &path)?;
+        seq.insert(i + 1, claim_value(&new_claim));
+        let appended = i + 2 == seq.len();
+        doc.claim_inserted(i + 1, &new_id, appended);
+        doc.touched(&now);
+        let mut r = Self::result(true, &path, doc.id());
+        if let Some(index) = &mut self.index {
+            index.add_claim(&path, &new_id);
+        }
         r.claims = claims;
         Ok(r)
     }
 
     fn add_relationship(&mut self, op: &AddRelationship) -> Result<OpResult> {
         let path = self.require_lookup(&op.page)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
-        let rel = &op.relationship;
         let now = self.now.clone();
-        let seq = seq_mut(&mut fm, "relationships", &path)?;
+        let doc = self.require(&path)?;
+        let rel = &op.relationship;
+        let seq = seq_mut(&mut doc.fm, "relationships", &path)?;
         let same = |m: &Mapping| {
             let target_ok = match (&rel.target_id, &rel.target_path) {
-                (Some(id), _) => model::opt_string(m.get("targetId")).as_deref() == Some(id),
-                (None, Some(p)) => model::opt_string(m.get("targetPath")).as_deref() == Some(p),
+                (Some(id), _) => opt_str(m.get("targetId")) == Some(id.as_str()),
+                (None, Some(p)) => opt_str(m.get("targetPath")) == Some(p.as_str()),
                 (None, None) => false,
             };
-            target_ok
-                && model::opt_string(m.get("kind")).map(|k| k.to_lowercase())
-                    == rel.kind.as_ref().map(|k| k.to_lowercase())
+            let kind = |k: Option<&str>| k.map(str::to_lowercase);
+            target_ok && kind(opt_str(m.get("kind"))) == kind(rel.kind.as_deref())
         };
         let existing = seq.iter_mut().find_map(|v| match v {
             Value::Mapping(m) if same(m) => Some(m),
             _ => None,
         });
-        match existing {
+        let changed = match existing {
             Some(m) => {
                 let mut touched = false;
                 for (name, value) in relationship_fields(rel) {
@@ -782,30 +896,45 @@ impl<'a> Workspace<'a> {
                     }
                 }
                 if touched {
-                    set_ordered(m, "updatedAt", Value::String(now), RELATIONSHIP_ORDER);
+                    set_ordered(
+                        m,
+                        "updatedAt",
+                        Value::String(now.clone()),
+                        RELATIONSHIP_ORDER,
+                    );
                 }
+                touched
             }
             None => {
                 let mut m = Mapping::new();
                 for (name, value) in relationship_fields(rel) {
                     m.insert(key(name), value);
                 }
-                m.insert(key("updatedAt"), Value::String(now));
+                m.insert(key("updatedAt"), Value::String(now.clone()));
                 seq.push(Value::Mapping(m));
+                true
             }
+        };
+        if changed {
+            doc.touched(&now);
         }
-        let changed = self.save_frontmatter(&page, fm.clone())?;
-        Ok(self.result(changed, &path, Some(&fm)))
+        Ok(Self::result(changed, &path, doc.id()))
     }
 
     fn page_note(&mut self, op: &PageNote, field: &str, add: bool) -> Result<OpResult> {
         let path = self.require_lookup(&op.page)?;
-        let page = self.require_page(&path)?;
-        let mut fm = page.frontmatter.clone();
-        let present = model::single_or_list(fm.get(field)).contains(&op.text);
+        let now = self.now.clone();
+        let doc = self.require(&path)?;
+        let fm = &mut doc.fm;
+        let text = op.text.as_str();
+        let present = match fm.get(field) {
+            Some(Value::Sequence(items)) => items.iter().any(|i| opt_str(Some(i)) == Some(text)),
+            v @ Some(Value::String(_)) => opt_str(v) == Some(text),
+            _ => false,
+        };
         if add && !present {
             match fm.get_mut(field) {
-                Some(Value::Sequence(seq)) => seq.push(string(&op.text)),
+                Some(Value::Sequence(seq)) => seq.push(string(text)),
                 Some(Value::String(s)) if !s.trim().is_empty() => {
                     let first = s.trim().to_string();
                     fm.insert(key(field), string_list(&[first, op.text.clone()]));
@@ -822,7 +951,7 @@ impl<'a> Workspace<'a> {
         } else if !add && present {
             let now_empty = match fm.get_mut(field) {
                 Some(Value::Sequence(seq)) => {
-                    seq.retain(|v| model::opt_string(Some(v)).as_deref() != Some(op.text.as_str()));
+                    seq.retain(|v| opt_str(Some(v)) != Some(text));
                     seq.is_empty()
                 }
                 _ => true,
@@ -831,8 +960,100 @@ impl<'a> Workspace<'a> {
                 fm.shift_remove(field);
             }
         }
-        let changed = self.save_frontmatter(&page, fm.clone())?;
-        Ok(self.result(changed, &path, Some(&fm)))
+        let changed = add != present;
+        if changed {
+            doc.touched(&now);
+        }
+        Ok(Self::result(changed, &path, doc.id()))
+    }
+}
+
+/// The text of the page `op` makes of `existing` (the page as the batch left it, if any).
+fn synthesis_text(op: &CreateSynthesis, existing: Option<&Page>, now: &str) -> String {
+    let mut fm = existing.map(|p| p.frontmatter.clone()).unwrap_or_default();
+    let id = existing
+        .and_then(|p| model::opt_string(p.frontmatter.get("id")))
+        .unwrap_or_else(|| format!("synthesis.{}", slug::slugify(&op.title)));
+    fm.insert(key("pageType"), string("synthesis"));
+    fm.insert(key("id"), string(&id));
+    fm.insert(key("title"), string(&op.title));
+    fm.insert(key("sourceIds"), string_list(&op.source_ids));
+    if let Some(claims) = &op.claims {
+        fm.insert(
+            key("claims"),
+            Value::Sequence(claims.iter().map(claim_value).collect()),
+        );
+    }
+    if let Some(c) = &op.contradictions {
+        fm.insert(key("contradictions"), string_list(c));
+    }
+    if let Some(q) = &op.questions {
+        fm.insert(key("questions"), string_list(q));
+    }
+    if let Some(c) = op.confidence {
+        fm.insert(key("confidence"), number(c));
+    }
+    fm.insert(
+        key("status"),
+        string(op.status.as_deref().unwrap_or("active")),
+    );
+    fm.insert(key("updatedAt"), Value::String(now.to_string()));
+
+    let original_body = existing.map(|p| p.body()).unwrap_or("");
+    let base = if original_body.trim().is_empty() {
+        format!(
+            "# {}\n\n## Notes\n{}\n",
+            op.title,
+            markers::empty_human_block()
+        )
+    } else {
+        original_body.to_string()
+    };
+    let mut body = markers::replace_managed_block(&base, &Block::summary(), op.body.trim());
+    if !markers::has_human_block(&body) {
+        let trimmed = body.trim_end();
+        body = format!(
+            "{}## Notes\n{}\n",
+            if trimmed.is_empty() {
+                String::new()
+            } else {
+                format!("{trimmed}\n\n")
+            },
+            markers::empty_human_block()
+        );
+    }
+    match existing {
+        Some(p) if !original_body.trim().is_empty() => p.render_edit(&fm, &body),
+        _ => page::render_page(&fm, &body),
+    }
+}
+
+fn synthesis_claims(op: &CreateSynthesis) -> Vec<String> {
+    op.claims
+        .iter()
+        .flatten()
+        .filter_map(|c| c.id.clone())
+        .collect()
+}
+
+/// Set `name` to `value` unless it has that value already; whether it changed.
+fn set(fm: &mut Mapping, name: &str, value: Value) -> bool {
+    if fm.get(name) == Some(&value) {
+        return false;
+    }
+    fm.insert(key(name), value);
+    true
+}
+
+/// A trimmed, non-empty string value (`model::opt_string` without the copy).
+fn opt_str(v: Option<&Value>) -> Option<&str> {
+    let mut v = v?;
+    while let Value::Tagged(t) = v {
+        v = &t.value;
+    }
+    match v {
+        Value::String(s) => Some(s.trim()).filter(|t| !t.is_empty()),
+        _ => None,
     }
 }
 
@@ -894,7 +1115,7 @@ fn claims_seq(fm: &Mapping) -> Option<&Vec<Value>> {
 /// Index of the claim with explicit id `id` in `claims`.
 fn claim_index(fm: &Mapping, id: &str) -> Option<usize> {
     claims_seq(fm)?.iter().position(|c| match c {
-        Value::Mapping(m) => model::opt_string(m.get("id")).as_deref() == Some(id),
+        Value::Mapping(m) => opt_str(m.get("id")) == Some(id),
         _ => false,
     })
 }

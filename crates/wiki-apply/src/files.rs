@@ -35,6 +35,12 @@ pub trait VaultFiles {
     fn may_have_claim(&self, paths: &[String], _claim_id: &str) -> Vec<Option<bool>> {
         vec![None; paths.len()]
     }
+    /// What was read of the work-tree files among `paths` (see
+    /// [`wiki_store::CommitRequest::read`]); empty when the files do not come from the work
+    /// tree.
+    fn read_state(&self, _paths: &mut dyn Iterator<Item = &str>) -> wiki_store::ReadState {
+        wiki_store::ReadState::new()
+    }
 }
 
 /// In-memory files (tests).
@@ -180,5 +186,9 @@ impl VaultFiles for SnapshotFiles<'_> {
 
     fn may_have_claim(&self, paths: &[String], claim_id: &str) -> Vec<Option<bool>> {
         self.snap.cached_pages_may_have_claim(paths, claim_id)
+    }
+
+    fn read_state(&self, paths: &mut dyn Iterator<Item = &str>) -> wiki_store::ReadState {
+        self.snap.read_state(paths)
     }
 }

@@ -117,6 +117,10 @@ pub mod ops;
 pub mod rollback;
 pub mod session;
 
+/// The JSON Schema of one operation (`schema/operation.schema.json`): what `wiki apply` reads
+/// per line and what `wiki mcp`'s `wiki_apply` tool takes.
+pub const OPERATION_SCHEMA: &str = include_str!("../schema/operation.schema.json");
+
 /// Built-in `wiki` subcommands contributed by this crate.
 pub fn commands() -> Vec<wiki_cli::Subcommand> {
     vec![

@@ -401,9 +401,17 @@ pub fn parse_op(value: &Json) -> Result<Op, String> {
         }
     }
     let o = Obj::new(map, "");
-    let required = |field: &str, v: Option<String>| {
-        v.ok_or_else(|| format!("wiki mutation requires {field} for {}.", kind.as_str()))
-    };
+    page_op(kind, &o, map)
+}
+
+/// `field` of `kind`, which the operation requires.
+fn required(kind: OpKind, field: &str, v: Option<String>) -> Result<String, String> {
+    v.ok_or_else(|| format!("wiki mutation requires {field} for {}.", kind.as_str()))
+}
+
+/// An operation on a page's fields (those on one claim: [`claim_op`]).
+fn page_op(kind: OpKind, o: &Obj<'_>, map: &Map<String, Json>) -> Result<Op, String> {
+    let required = |field: &str, v: Option<String>| required(kind, field, v);
     Ok(match kind {
         OpKind::CreateSynthesis => {
             let title = required("title", o.string("title")?)?;
@@ -441,6 +449,57 @@ pub fn parse_op(value: &Json) -> Result<Op, String> {
                 status: o.string("status")?,
             })
         }
+        OpKind::AddRelationship => {
+            let page = required("page", o.string("page")?)?;
+            let relationship = Relationship {
+                target_id: o.string("targetId")?,
+                target_path: o.string("targetPath")?,
+                target_title: o.string("targetTitle")?,
+                kind: o.string("kind")?,
+                weight: o.weight("weight")?,
+                confidence: o.unit("confidence")?,
+                evidence_kind: o.string("evidenceKind")?,
+                privacy_tier: o.string("privacyTier")?,
+                note: o.string("note")?,
+                updated_at: None,
+            };
+            if relationship.target_id.is_none() && relationship.target_path.is_none() {
+                return Err(
+                    "wiki mutation requires targetId or targetPath for add_relationship.".into(),
+                );
+            }
+            Op::AddRelationship(AddRelationship { page, relationship })
+        }
+        OpKind::AddQuestion
+        | OpKind::ResolveQuestion
+        | OpKind::AddContradiction
+        | OpKind::ResolveContradiction => {
+            let field = if matches!(kind, OpKind::AddQuestion | OpKind::ResolveQuestion) {
+                "question"
+            } else {
+                "contradiction"
+            };
+            let note = PageNote {
+                page: required("page", o.string("page")?)?,
+                text: required(field, o.string(field)?)?,
+            };
+            match kind {
+                OpKind::AddQuestion => Op::AddQuestion(note),
+                OpKind::ResolveQuestion => Op::ResolveQuestion(note),
+                OpKind::AddContradiction => Op::AddContradiction(note),
+                _ => Op::ResolveContradiction(note),
+            }
+        }
+        OpKind::AddClaim | OpKind::UpdateClaim | OpKind::AddEvidence | OpKind::SupersedeClaim => {
+            return claim_op(kind, o, map);
+        }
+    })
+}
+
+/// An operation on one claim (the others: [`page_op`]).
+fn claim_op(kind: OpKind, o: &Obj<'_>, map: &Map<String, Json>) -> Result<Op, String> {
+    let required = |field: &str, v: Option<String>| required(kind, field, v);
+    Ok(match kind {
         OpKind::AddClaim => {
             let page = required("page", o.string("page")?)?;
             let id = required("claimId", o.claim_id("claimId")?)?;
@@ -514,47 +573,7 @@ pub fn parse_op(value: &Json) -> Result<Op, String> {
                 claim_id,
             })
         }
-        OpKind::AddRelationship => {
-            let page = required("page", o.string("page")?)?;
-            let relationship = Relationship {
-                target_id: o.string("targetId")?,
-                target_path: o.string("targetPath")?,
-                target_title: o.string("targetTitle")?,
-                kind: o.string("kind")?,
-                weight: o.weight("weight")?,
-                confidence: o.unit("confidence")?,
-                evidence_kind: o.string("evidenceKind")?,
-                privacy_tier: o.string("privacyTier")?,
-                note: o.string("note")?,
-                updated_at: None,
-            };
-            if relationship.target_id.is_none() && relationship.target_path.is_none() {
-                return Err(
-                    "wiki mutation requires targetId or targetPath for add_relationship.".into(),
-                );
-            }
-            Op::AddRelationship(AddRelationship { page, relationship })
-        }
-        OpKind::AddQuestion
-        | OpKind::ResolveQuestion
-        | OpKind::AddContradiction
-        | OpKind::ResolveContradiction => {
-            let field = if matches!(kind, OpKind::AddQuestion | OpKind::ResolveQuestion) {
-                "question"
-            } else {
-                "contradiction"
-            };
-            let note = PageNote {
-                page: required("page", o.string("page")?)?,
-                text: required(field, o.string(field)?)?,
-            };
-            match kind {
-                OpKind::AddQuestion => Op::AddQuestion(note),
-                OpKind::ResolveQuestion => Op::ResolveQuestion(note),
-                OpKind::AddContradiction => Op::AddContradiction(note),
-                _ => Op::ResolveContradiction(note),
-            }
-        }
+        _ => return page_op(kind, o, map),
     })
 }
 

@@ -267,6 +267,7 @@ pub fn rollback(
             trailers,
             expected_parent: base,
             create_from: None,
+            read: None,
         };
         match session.commit(lock, &req) {
             Ok(done) => {

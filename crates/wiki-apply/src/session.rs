@@ -150,6 +150,7 @@ impl Session {
             trailers: req.trailers.clone(),
             expected_parent: req.expected_parent,
             create_from: req.create_from.clone(),
+            read: req.read,
         };
         let agent = (!self.checked_out).then_some(self.agent.as_str());
         // The derived files (tens of MB on a large vault) are written while the commit runs and
@@ -202,8 +203,8 @@ impl Compiler for NoCompile {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DigestCompiler {
     /// Fill in [`FileChange::before`] of the files compile changes (diffs of `--dry-run`);
-    /// otherwise it is `None` for them (reading the 18 MB digest of a 10,000-page vault and the
-    /// dashboards again only to drop them costs ~10 ms).
+    /// otherwise it is `None` for them (an operation would read the whole digest and the
+    /// dashboards again only to drop them).
     pub keep_before: bool,
     /// The OpenClaw config's render settings (so an operation compiles as `wiki compile` does).
     pub render: wiki_digest::RenderConfig,
@@ -531,6 +532,7 @@ pub fn commit_batch(
         let (compile_changes, compiled) =
             compile_into(opts.compiler, files.as_ref(), &mut page_changes, &opts.now)?;
         trace.phase("compile");
+        check_page_sizes(&page_changes)?;
         let mut outcome = Committed {
             page_changes,
             compile_changes,
@@ -545,6 +547,15 @@ pub fn commit_batch(
             return Ok(outcome);
         }
         let (subject, trailers) = batch.message(&outcome.compile_changes, &session.agent);
+        // What the batch read of the files it replaces: a hand edit made since is not written
+        // over (the store refuses, and the batch runs again on the new bytes).
+        let read = files.read_state(
+            &mut outcome
+                .page_changes
+                .iter()
+                .chain(&outcome.compile_changes)
+                .map(|c| c.path.as_str()),
+        );
         // The contents move into the commit request and back (the compiled caches alone are
         // tens of MB on large vaults: no copy).
         let changes: Vec<Change> = outcome
@@ -565,6 +576,7 @@ pub fn commit_batch(
             trailers,
             expected_parent: base,
             create_from: None,
+            read: Some(&read),
         };
         let committed = session.commit(lock, &req);
         for (c, back) in outcome
@@ -577,23 +589,53 @@ pub fn commit_batch(
         }
         trace.phase("commit");
         match committed {
-            Ok(done) => {
+            Ok(done) if done.kept.is_empty() => {
                 outcome.commit = done.commit;
                 outcome.human_commit = done.human_commit;
                 trace.total();
                 return Ok(outcome);
+            }
+            // Edited by hand while the files were replaced: the edit was left in place; the
+            // batch runs again, on top of it (its next commit records the edit first).
+            Ok(done) if retries + 1 < MAX_ATTEMPTS => {
+                retries += 1;
+                drop(done);
+            }
+            Ok(done) => {
+                return Err(Error::Runtime(format!(
+                    "{} kept changing on disk while this batch wrote it ({MAX_ATTEMPTS} attempts): the hand edits were left as they are; the batch's version is in commit {}: run it again",
+                    done.kept.join(", "),
+                    done.commit.map(|c| c.to_string()).unwrap_or_default()
+                )));
             }
             Err(e) if e.is_conflict() && retries + 1 < MAX_ATTEMPTS => {
                 retries += 1;
             }
             Err(e) if e.is_conflict() => {
                 return Err(Error::Runtime(format!(
-                    "{e}; the branch kept moving under this batch ({MAX_ATTEMPTS} attempts), nothing was written: run it again"
+                    "{e}; the branch or its files kept changing under this batch ({MAX_ATTEMPTS} attempts), nothing was written: run it again"
                 )));
             }
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Refuse pages the readers would refuse: a batch that would make a page larger than
+/// [`wiki_parse::page::MAX_PAGE_BYTES`] writes nothing (such a page would drop out of every
+/// index and lookup).
+fn check_page_sizes(page_changes: &[FileChange]) -> Result<()> {
+    for c in page_changes {
+        let len = c.after.as_ref().map_or(0, Vec::len);
+        if len > wiki_parse::page::MAX_PAGE_BYTES && wiki_parse::vault::is_page_path(&c.path) {
+            return Err(Error::Invalid(format!(
+                "{}: the page would be {len} bytes, over the page size limit of {} bytes (16 MiB) that every command reading the vault enforces; nothing was written",
+                c.path,
+                wiki_parse::page::MAX_PAGE_BYTES
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The committed files among `compiled` (not the derived caches).

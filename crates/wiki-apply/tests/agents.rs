@@ -286,7 +286,7 @@ fn gc_removes_the_caches_of_deleted_agent_branches() {
     };
     let kept = keep_caches();
 
-    let r = v.run("wiki", &["gc"]);
+    let r = v.run("wiki", &["gc", "--format", "jsonl"]);
     r.expect_code(0);
     let rec = &r.jsonl()[0];
     assert_eq!(
@@ -315,7 +315,7 @@ fn gc_removes_the_caches_of_deleted_agent_branches() {
     assert_eq!(v.status(), "");
 
     // Nothing more to remove; the text form says what it removed only when it did.
-    let r = v.run("wiki", &["gc"]);
+    let r = v.run("wiki", &["gc", "--format", "jsonl"]);
     assert_eq!(r.jsonl()[0]["agentCachesRemoved"], serde_json::json!([]));
     // The deleted agent writes again: a new branch, caches rebuilt.
     let op = r#"{"op":"add_question","page":"entity.alpha","question":"Back?"}"#;
@@ -370,7 +370,7 @@ fn agent_delete_removes_the_branch_and_its_caches_and_can_be_undone() {
     assert!(before[0].starts_with("wiki-agent-tmp-"), "{before:?}");
     let worktree_index = v.files_under(".openclaw-wiki/index/wiki-worktree");
     v.git(&["pack-refs", "--all"]);
-    let r = v.run("wiki", &["agent", "delete", "tmp"]);
+    let r = v.run("wiki", &["agent", "delete", "tmp", "--format", "jsonl"]);
     r.expect_code(0);
     assert_eq!(
         r.stdout,

@@ -1103,3 +1103,37 @@ fn a_batch_that_changes_nothing_still_compiles_hand_edits() {
     assert_eq!(check.stdout, "");
     check.expect_code(0);
 }
+
+/// Issue 28, defect 3: two operations of 9 MB each on one page would make it larger than the
+/// 16 MiB every reader enforces: the batch is refused (exit 2, naming the page and the limit)
+/// and nothing is written, so the page stays readable.
+#[test]
+fn a_batch_that_would_make_a_page_too_large_to_read_is_refused() {
+    let v = vault();
+    let head = rev(&v, "HEAD");
+    let before = v.read("entities/alpha.md");
+    let big = "x".repeat(9 * 1024 * 1024);
+    let lines: Vec<String> = (0..2)
+        .map(|i| {
+            format!(
+                r#"{{"op":"add_claim","page":"entity.alpha","claimId":"claim.big.{i}","text":"{big}"}}"#
+            )
+        })
+        .collect();
+    let run = apply(&v, &[], &[&lines[0], &lines[1]]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("entities/alpha.md: the page would be ")
+            && run.stderr.contains(
+                " bytes, over the page size limit of 16777216 bytes (16 MiB) that every command reading the vault enforces; nothing was written"
+            ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(rev(&v, "HEAD"), head);
+    assert_eq!(v.read("entities/alpha.md"), before);
+    // One of them alone fits, and the page stays readable.
+    apply(&v, &[], &[&lines[0]]).expect_code(0);
+    let get = v.run("wiki", &["get", "entities/alpha.md"]);
+    assert_eq!(get.code, 0, "{}", get.stderr);
+}

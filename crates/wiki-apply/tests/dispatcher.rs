@@ -13,7 +13,7 @@ fn wiki_dispatcher_runs_apply_history_rollback_and_agent() {
     let v = vault();
     let r = v.run_stdin(
         "wiki",
-        &["apply"],
+        &["apply", "--format", "jsonl"],
         Some(br#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#),
     );
     r.expect_code(0);
@@ -79,7 +79,7 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
         .map(|i| show(&v, &format!("HEAD~{i}:entities/alpha.md")))
         .collect();
 
-    let r = v.run("wiki", &["gc"]);
+    let r = v.run("wiki", &["gc", "--format", "jsonl"]);
     r.expect_code(0);
     let records = r.jsonl();
     assert_eq!(records.len(), 1);
@@ -103,7 +103,8 @@ fn wiki_gc_packs_loose_objects_and_commits_pack_when_told() {
     // WIKI_AUTO_PACK=always: the commit packs what it wrote, here with `gc.autoDetach = false`.
     v.git(&["config", "gc.autoDetach", "false"]);
     let mut cmd = v.command("wiki");
-    cmd.args(["apply"]).env("WIKI_AUTO_PACK", "always");
+    cmd.args(["apply", "--format", "jsonl"])
+        .env("WIKI_AUTO_PACK", "always");
     let r = wiki_testkit::output(
         cmd,
         Some(br#"{"op":"add_question","page":"alpha","question":"Fourth?"}"#),

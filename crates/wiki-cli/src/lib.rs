@@ -18,6 +18,9 @@
 //!   clean exit (0).
 //! * **stdout is data, stderr is talk**: [`Output`] writes JSON Lines records (each with a `type`
 //!   field) or text; errors go to stderr as `<program>: error: <message>`.
+//! * **One output convention** ([`output`]): porcelain `wiki <command>` prints text for people
+//!   (coloured only on a terminal, `--color`, `$NO_COLOR`), `--json` / `--format jsonl` give data
+//!   on every command, plumbing binaries print JSON Lines; large results are summarised.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -144,11 +147,15 @@ impl GlobalArgs {
         }
     }
 
-    /// Reject formats a command cannot produce.
+    /// Reject formats a command cannot produce. A command whose data is one JSON document
+    /// (`--json`) also takes `--format jsonl`: the document on one line ([`Output::json`]).
     pub fn format_among(&self, default: Format, allowed: &[Format]) -> Result<Format, CliError> {
         let format = self.format_or(default);
         if allowed.contains(&format) {
             Ok(format)
+        } else if format == Format::Jsonl && allowed.contains(&Format::Json) {
+            output::set_one_line_json();
+            Ok(Format::Json)
         } else {
             let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
             Err(CliError::Usage(format!(
@@ -412,9 +419,14 @@ impl Output {
         Ok(())
     }
 
-    /// Write one pretty JSON document followed by a newline.
+    /// Write one pretty JSON document followed by a newline (on one line when `--format jsonl`
+    /// asked for it, see [`GlobalArgs::format_among`]).
     pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
-        serde_json::to_writer_pretty(&mut self.out, value).map_err(write_error)?;
+        if output::one_line_json() {
+            serde_json::to_writer(&mut self.out, value).map_err(write_error)?;
+        } else {
+            serde_json::to_writer_pretty(&mut self.out, value).map_err(write_error)?;
+        }
         self.out.write_all(b"\n")?;
         Ok(())
     }

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::{Format, GlobalArgs};
 
 static PORCELAIN: AtomicBool = AtomicBool::new(false);
+static ONE_LINE_JSON: AtomicBool = AtomicBool::new(false);
 
 /// How many paths a text summary names before "and N more".
 pub const SUMMARY_PATHS: usize = 5;
@@ -41,6 +42,16 @@ pub fn set_porcelain() {
 /// Whether this process is the porcelain dispatcher (see [`set_porcelain`]).
 pub fn is_porcelain() -> bool {
     PORCELAIN.load(Ordering::Relaxed)
+}
+
+/// Print JSON documents on one line (`--format jsonl` for a command whose data is one document).
+pub fn set_one_line_json() {
+    ONE_LINE_JSON.store(true, Ordering::Relaxed);
+}
+
+/// Whether JSON documents go on one line (see [`set_one_line_json`]).
+pub fn one_line_json() -> bool {
+    ONE_LINE_JSON.load(Ordering::Relaxed)
 }
 
 /// A command's default format: text under the porcelain dispatcher, else `plumbing` (the

@@ -65,8 +65,7 @@ pub struct CompileOptions {
     pub dashboards: bool,
     /// Record the links of re-rendered dashboards in the result pages and the parse cache
     /// (default true). An operation turns it off: nothing it does reads a dashboard's links,
-    /// and extracting them from megabytes of rows cost ~15 ms per operation on a 10,000-page
-    /// vault. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
+    /// and extracting them from megabytes of rows is work for nothing. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
     /// parses them again.
     pub report_links: bool,
 }
@@ -471,6 +470,9 @@ fn same_claim_ignoring_line(a: &wiki_parse::model::Claim, b: &wiki_parse::model:
 }
 
 /// A dashboard body patched for one changed page (see [`Incremental::one_edit`]).
+/// A file to write: vault path and text.
+type PathText = (String, String);
+
 type PatchFn = fn(&str, &reports::ReportInput<'_>, &PageInfo, usize) -> Option<String>;
 
 /// What [`compile_cached`] found it can skip.
@@ -567,8 +569,7 @@ pub fn compile_in_vault(
 }
 
 /// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
-/// cache is saved on another thread (a first compile of 10,000 pages saves ~50 ms of cache
-/// beside a commit that mostly waits for the file system). Without `save` (`wiki compile
+/// cache is saved on another thread (the commit mostly waits for the file system). Without `save` (`wiki compile
 /// --check`, which writes nothing), the cache is only read.
 pub fn compile_in_vault_with<T>(
     snapshot: &Snapshot,
@@ -732,7 +733,6 @@ fn compile_inner(
     opts: &CompileOptions,
     inc: Incremental<'_>,
 ) -> CompileResult {
-    let related_scope = inc.related_scope;
     let now_ms = opts.now.as_millisecond();
     let now_iso = wiki_cli::iso_millis(opts.now);
     let render_mode = opts
@@ -745,90 +745,18 @@ fn compile_inner(
         errors,
     } = parsed;
     let mut changes: Vec<Change> = Vec::new();
-    let mut t = std::time::Instant::now();
-    // Related blocks are computed on page texts: read those the parse left on disk.
-    if let Some(unloaded) = inc.unloaded.filter(|u| !u.is_empty())
-        && opts.backlinks
-        && related_scope.is_none_or(|only| !only.is_empty())
-    {
-        parsed_pages
-            .par_iter_mut()
-            .filter(|p| related_scope.is_none_or(|only| only.contains(&p.path)))
-            .for_each(|p| {
-                if let Some(offset) = unloaded.get(&p.path) {
-                    snapshot.load_text(p, *offset);
-                }
-            });
-        t = trace("related (read pages)", t);
-    }
-
-    // 2. Related blocks (none to recompute when the scope is empty).
-    let mut new_related: HashMap<usize, Option<u64>> = HashMap::new();
-    if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
-        // New texts with their blob ids and Related checksums, all computed in parallel.
-        let updates: Vec<(usize, String, String, Option<u64>)> = {
-            let infos: Vec<&PageInfo> = parsed_pages.iter().map(|p| &p.info).collect();
-            let order = title_order(infos.iter().copied());
-            let rel = RelatedIndex::new(&order, linker);
-            let mut position: HashMap<&str, usize> = HashMap::with_capacity(parsed_pages.len());
-            for (i, p) in parsed_pages.iter().enumerate() {
-                position.insert(p.path.as_str(), i);
-            }
-            order
-                .par_iter()
-                .filter(|info| related_scope.is_none_or(|only| only.contains(&info.path)))
-                .filter_map(|info| {
-                    let i = *position.get(info.path.as_str())?;
-                    let page = &parsed_pages[i];
-                    if page.text.trim().is_empty() {
-                        return None;
-                    }
-                    let body = rel.body(&page.path)?;
-                    let updated = replace_managed_block(&page.text, &Block::related(), &body);
-                    (updated != page.text).then(|| {
-                        let blob = git_blob_id(updated.as_bytes());
-                        let related = wiki_parse::pagecache::related_checksum(&updated);
-                        (i, updated, blob, related)
-                    })
-                })
-                .collect()
-        };
-        changes.reserve(updates.len());
-        for (i, text, blob, related) in updates {
-            let page = &mut parsed_pages[i];
-            changes.push(Change::write(page.path.clone(), text).with_blob_hex(&blob));
-            page.info.blob_id = blob;
-            new_related.insert(i, related);
-        }
-    }
-    t = trace("related", t);
-    // Text layouts for the parse cache, of the pages whose entry is written anew. The pages the
-    // cache holds unchanged (hits: not misses, not dashboards, Related block untouched) get none:
-    // their entries are copied when it is saved (dashboards rendered below get the layout of
-    // their new text).
-    let hit = |i: usize, p: &Page| {
-        !new_related.contains_key(&i)
-            && p.kind != wiki_parse::PageKind::Report
-            && inc.misses.is_some_and(|m| !m.contains(&p.path))
+    let t = std::time::Instant::now();
+    // 1. Related blocks (none to recompute when the scope is empty).
+    let related_scope = inc.related_scope;
+    let new_related = if opts.backlinks && related_scope.is_none_or(|only| !only.is_empty()) {
+        load_unloaded_texts(snapshot, &mut parsed_pages, &inc);
+        related_blocks(&mut parsed_pages, related_scope, linker, &mut changes)
+    } else {
+        HashMap::new()
     };
-    let mut layouts: HashMap<String, TextLayout> = parsed_pages
-        .par_iter()
-        .enumerate()
-        .filter(|(i, p)| !hit(*i, p))
-        .map(|(i, p)| {
-            let related = match new_related.get(&i) {
-                Some(related) => *related,
-                None => wiki_parse::pagecache::related_checksum(&p.text),
-            };
-            let layout = TextLayout {
-                body_offset: p.body_offset,
-                has_frontmatter: p.has_frontmatter,
-                related,
-            };
-            (p.path.clone(), layout)
-        })
-        .collect();
-    t = trace("layouts", t);
+    let t = trace("related", t);
+    let mut layouts = text_layouts(&parsed_pages, &new_related, inc.misses);
+    let mut t = trace("layouts", t);
     // Only dashboards need their text from here on: free the rest (a vault's worth of bytes).
     for page in parsed_pages
         .iter_mut()
@@ -838,7 +766,7 @@ fn compile_inner(
         page.body_offset = 0;
     }
 
-    // 3. Dashboards.
+    // 2. Dashboards.
     let selected: Vec<Dashboard> = DASHBOARDS
         .iter()
         .copied()
@@ -859,7 +787,9 @@ fn compile_inner(
         let managed = snapshot.managed_source_paths();
         t = trace("dashboards (managed sources)", t);
         let idx = title_order_idx(&parsed_pages);
-        let rendered: Vec<(Dashboard, String)> = {
+        // Per dashboard: the files it writes (the page, and its shard pages when it is split)
+        // and the shard pages it no longer has.
+        let rendered: Vec<(Vec<PathText>, Vec<String>)> = {
             let order: Vec<&PageInfo> = idx.iter().map(|&i| &parsed_pages[i].info).collect();
             t = trace("dashboards (title order)", t);
             let input = ReportInput {
@@ -872,76 +802,75 @@ fn compile_inner(
             selected
                 .par_iter()
                 .filter_map(|d| {
-                    let path = d.path();
-                    let existing = parsed_pages.iter().find(|p| p.path == path);
-                    let unreadable = snapshot.problems().iter().any(|e| e.path == path);
-                    if existing.is_none() && (snapshot.get(&path).is_some() || unreadable) {
-                        // The file exists but does not parse: leave it to the human (reported).
-                        return None;
-                    }
-                    // A page from the parse cache has no frontmatter mapping: read it (only
-                    // the frontmatter: the rest of a large dashboard's parse is not needed).
                     let started = std::time::Instant::now();
-                    let reparsed = existing
-                        .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
-                        .and_then(|_| {
-                            wiki_parse::parse_frontmatter(&path, snapshot.get(&path)?).ok()
-                        });
-                    let existing = match (&reparsed, existing) {
-                        (Some(f), _) => Some(DashboardFile::from(f)),
-                        // From the cache without its text (`parse_hit_for_compile`) and no
-                        // longer readable: leave it.
-                        (None, Some(p)) if p.has_frontmatter && p.text.is_empty() => {
-                            return None;
-                        }
-                        (None, existing) => existing.map(DashboardFile::from),
-                    };
-                    let patch = match d.name {
-                        "claim-health" => Some(reports::patch_claim_health as PatchFn),
-                        "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
-                        "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
-                        "person-agent-directory" => {
-                            Some(reports::patch_person_directory as PatchFn)
-                        }
-                        _ => None,
-                    };
-                    let patched = inc.one_edit.zip(patch).zip(existing.as_ref()).and_then(
-                        |(((path, old), patch), file)| {
-                            let at = order.iter().position(|p| p.path == path)?;
-                            let old_body =
-                                wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
-                            patch(old_body, &input, old, at)
-                        },
-                    );
-                    if tracing() && patch.is_some() {
-                        wiki_cli::warn(
-                            "trace",
-                            &format!("compile {} patched {}", d.name, patched.is_some()),
+                    let path = d.path();
+                    let page = ReportPage::of(d);
+                    let (text, body) = with_report_file(snapshot, &parsed_pages, &path, |file| {
+                        let body = dashboard_body(d, &input, &order, inc.one_edit, file)?;
+                        let sharded = crate::shards::shard(d, &body, linker);
+                        let text = render_report_page(
+                            file,
+                            &page,
+                            sharded
+                                .as_ref()
+                                .map_or(body.as_str(), |s| s.summary.as_str()),
+                            &now_iso,
                         );
+                        Some((text, sharded))
+                    })??;
+                    let mut files: Vec<(String, String)> =
+                        text.map(|t| (path, t)).into_iter().collect();
+                    let shards = body.map(|s| s.shards).unwrap_or_default();
+                    let mut stale: Vec<String> = parsed_pages
+                        .iter()
+                        .filter(|p| {
+                            shard_stem(d.name, &p.path).is_some_and(|stem| {
+                                p.info.summary.id.as_deref()
+                                    == Some(format!("report.{stem}").as_str())
+                            })
+                        })
+                        .filter(|p| !shards.iter().any(|s| s.path == p.path))
+                        .map(|p| p.path.clone())
+                        .collect();
+                    stale.sort();
+                    for s in &shards {
+                        let page = ReportPage {
+                            name: &s.stem,
+                            id: format!("report.{}", s.stem),
+                            title: &s.title,
+                        };
+                        let text = with_report_file(snapshot, &parsed_pages, &s.path, |file| {
+                            render_report_page(file, &page, &s.body, &now_iso)
+                        });
+                        if let Some(Some(text)) = text {
+                            files.push((s.path.clone(), text));
+                        }
                     }
-                    let body = match patched {
-                        Some(body) => body,
-                        None => reports::report_body(d.name, &input)?,
-                    };
-                    let rendered = render_dashboard(existing, d, &body, &now_iso).map(|t| (*d, t));
                     if tracing() {
                         trace(&format!("dashboard {} (render)", d.name), started);
                     }
-                    rendered
+                    Some((files, stale))
                 })
                 .collect()
         };
+        let (rendered, stale): (Vec<_>, Vec<_>) = rendered.into_iter().unzip();
+        let rendered: Vec<(String, String)> = rendered.into_iter().flatten().collect();
+        let stale: Vec<String> = stale.into_iter().flatten().collect();
         t = trace("dashboards (render)", t);
         // Parsed again (their page records feed the digest and the parse cache), in parallel;
         // their links (a large vault's dashboards are megabytes of them) are extracted while the
         // digest is computed, which does not read them (`pending_links`).
         let reparsed: Vec<_> = rendered
             .par_iter()
-            .map(|(d, text)| parse_page_without_links(&d.path(), text.as_bytes()))
+            .map(|(path, text)| parse_page_without_links(path, text.as_bytes()))
             .collect();
-        let mut same_order = true;
-        for ((d, text), parsed) in rendered.into_iter().zip(reparsed) {
-            let path = d.path();
+        let mut same_order = stale.is_empty();
+        for path in stale {
+            layouts.remove(&path);
+            parsed_pages.retain(|p| p.path != path);
+            changes.push(Change::delete(path));
+        }
+        for ((path, text), parsed) in rendered.into_iter().zip(reparsed) {
             changes.push(Change::write(path.clone(), text));
             match parsed {
                 Ok(page) => {
@@ -969,39 +898,18 @@ fn compile_inner(
         clusters_shared = same_order;
     }
 
-    t = trace("dashboards", t);
+    let t = trace("dashboards", t);
     let order_idx = title_idx.unwrap_or_else(|| title_order_idx(&parsed_pages));
     let order: Vec<&PageInfo> = order_idx.iter().map(|&i| &parsed_pages[i].info).collect();
     let counts = PageCounts::of(order.iter().copied());
     let claim_count = digest::claim_count(&order);
 
-    t = trace("order", t);
-    // 4. Digest and claims (beside the links of the re-rendered dashboards).
-    let (reused, links) = rayon::join(
-        || {
-            inc.digest.and_then(|(cache, misses, claims_sum)| {
-                let fresh = reports::Clusters::new();
-                let clusters = if clusters_shared { &clusters } else { &fresh };
-                let (agent, claims) = reuse_digest(
-                    snapshot, &order, &counts, &errors, now_ms, cache, misses, clusters,
-                )?;
-                Some((agent, claims.ok_or(claims_sum)))
-            })
-        },
-        || {
-            pending_links
-                .par_iter()
-                .map(|(path, at)| {
-                    let bytes = changes[*at].content.as_deref().unwrap_or_default();
-                    let found = if opts.report_links {
-                        wiki_parse::page::page_links(path, bytes)
-                    } else {
-                        Ok((Vec::new(), wiki_parse::page::git_blob_id(bytes)))
-                    };
-                    (path, found)
-                })
-                .collect::<Vec<_>>()
-        },
+    // 3. Digest and claims (beside the links of the re-rendered dashboards).
+    let fresh = reports::Clusters::new();
+    let clusters = if clusters_shared { &clusters } else { &fresh };
+    let (outputs, links) = rayon::join(
+        || digest_outputs(snapshot, &order, &counts, &errors, now_ms, clusters, &inc),
+        || dashboard_links(&pending_links, &changes, opts.report_links),
     );
     if tracing() {
         wiki_cli::warn(
@@ -1010,92 +918,18 @@ fn compile_inner(
                 "compile related scope {}, dashboards {}, digest reused {}",
                 related_scope.map_or("all".to_string(), |s| s.len().to_string()),
                 selected.len(),
-                reused.is_some()
+                outputs.reused
             ),
         );
     }
-    t = trace("digest (reuse)", t);
-    // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
-    // added back).
-    let ((agent, agent_sum), claims) = reused.unwrap_or_else(|| {
-        let (agent, claims) = rayon::join(
-            || digest::agent_digest(&order, &counts, &errors, now_ms).into_bytes(),
-            || digest::claims_jsonl(&order, now_ms).into_bytes(),
-        );
-        ((agent, None), Ok((claims, None)))
-    });
-    // Recorded for the next compile (when reports carry no claims: their old lines could not be
-    // found again, they are not in the parse cache).
-    let recorded = order
-        .iter()
-        .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
-        .then(|| {
-            // Checksums of 30 MB of output on a 10,000-page vault (unless computed as the
-            // files were spliced), and the clock window: side by side.
-            use wiki_parse::pagecache::block_checksum;
-            let ((digest, claims), window) = rayon::join(
-                || {
-                    rayon::join(
-                        || agent_sum.unwrap_or_else(|| block_checksum(&agent)),
-                        || match &claims {
-                            Ok((text, sum)) => sum.unwrap_or_else(|| block_checksum(text)),
-                            Err(current) => *current,
-                        },
-                    )
-                },
-                || crate::cache::validity_of(&order, now_ms),
-            );
-            crate::reuse::Recorded {
-                digest,
-                claims,
-                window,
-                // Set once the index files are known (below).
-                reports: 0,
-            }
-        });
-    t = trace("digest (record)", t);
-    // Written last (after the indexes): derived files stay out of the commit, and keeping them at
-    // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
-    // page texts; see `derived::prepare`).
-    let mut derived_changes: Vec<Change> = Vec::new();
-    for (path, text) in [
-        (wiki_parse::layout::AGENT_DIGEST_PATH, Some(agent)),
-        (
-            wiki_parse::layout::CLAIMS_PATH,
-            claims.ok().map(|(text, _)| text),
-        ),
-    ] {
-        // (Seeded files are not the snapshot's own: written even when they stay the same.)
-        if let Some(text) = text
-            && snapshot.own(path) != Some(text.as_slice())
-        {
-            derived_changes.push(Change::write(path, text));
-        }
-    }
+    let t = trace("digest+claims", t);
 
-    t = trace("digest+claims", t);
-    // 5. Indexes (unless known to be current).
-    let index_files = if inc.indexes_current {
-        Vec::new()
-    } else {
-        index::index_files()
-    };
-    for (path, title, block) in index_files {
-        let body = match wiki_parse::PageKind::from_path(&path) {
-            Some(kind) => index::dir_body(&order, kind, linker),
-            None => index::root_body(&order, &counts, linker),
-        };
-        let original = match snapshot.get(&path) {
-            Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-            None => format!("# {title}\n"),
-        };
-        let updated = replace_managed_block(&original, &block, &body);
-        if snapshot.get(&path) != Some(updated.as_bytes()) {
-            changes.push(Change::write(path, updated));
-        }
+    // 4. Indexes (unless known to be current), then the derived files.
+    if !inc.indexes_current {
+        changes.extend(index_changes(snapshot, &order, &counts, linker));
     }
     drop(order);
-    let recorded = recorded.map(|r| crate::reuse::Recorded {
+    let recorded = outputs.recorded.map(|r| crate::reuse::Recorded {
         reports: current_reports_checksum(
             snapshot,
             &changes,
@@ -1104,24 +938,16 @@ fn compile_inner(
         ),
         ..r
     });
-    changes.extend(derived_changes);
+    changes.extend(outputs.changes);
     trace("indexes", t);
 
-    // The commit takes the blob ids of the dashboards from here (hashed once).
-    for ((_, at), (_, found)) in pending_links.iter().zip(&links) {
-        if let Ok((_, blob)) = found {
-            changes[*at].blob = wiki_store::ObjectId::from_hex(blob.as_bytes()).ok();
-        }
-    }
-    // (The bytes parsed without their links above: reading them again cannot fail.)
-    let mut links: HashMap<&String, _> = links.into_iter().collect();
-    for page in parsed_pages.iter_mut() {
-        if let Some(Ok((found, blob_id))) = links.remove(&page.path) {
-            page.info.links = found;
-            page.info.blob_id = blob_id;
-            page.info.links_omitted = !opts.report_links;
-        }
-    }
+    set_dashboard_links(
+        &pending_links,
+        links,
+        &mut changes,
+        &mut parsed_pages,
+        opts.report_links,
+    );
     let pages = pages_in_order(parsed_pages, order_idx);
     CompileResult {
         changes,
@@ -1136,8 +962,271 @@ fn compile_inner(
     }
 }
 
+/// Related blocks are computed on page texts: read those the parse left on disk (in the
+/// Related scope).
+fn load_unloaded_texts(snapshot: &Snapshot, pages: &mut [Page], inc: &Incremental<'_>) {
+    let Some(unloaded) = inc.unloaded.filter(|u| !u.is_empty()) else {
+        return;
+    };
+    let scope = inc.related_scope;
+    pages
+        .par_iter_mut()
+        .filter(|p| scope.is_none_or(|only| only.contains(&p.path)))
+        .for_each(|p| {
+            if let Some(offset) = unloaded.get(&p.path) {
+                snapshot.load_text(p, *offset);
+            }
+        });
+}
+
+/// Rewrite the Related block of the pages in `scope` (all: `None`) whose block changes, as
+/// `changes`; the Related checksum of each rewritten page, by index.
+fn related_blocks(
+    pages: &mut [Page],
+    scope: Option<&HashSet<String>>,
+    linker: Linker,
+    changes: &mut Vec<Change>,
+) -> HashMap<usize, Option<u64>> {
+    // New texts with their blob ids and Related checksums, all computed in parallel.
+    let updates: Vec<(usize, String, String, Option<u64>)> = {
+        let infos: Vec<&PageInfo> = pages.iter().map(|p| &p.info).collect();
+        let order = title_order(infos.iter().copied());
+        let rel = RelatedIndex::new(&order, linker);
+        let mut position: HashMap<&str, usize> = HashMap::with_capacity(pages.len());
+        for (i, p) in pages.iter().enumerate() {
+            position.insert(p.path.as_str(), i);
+        }
+        order
+            .par_iter()
+            .filter(|info| scope.is_none_or(|only| only.contains(&info.path)))
+            .filter_map(|info| {
+                let i = *position.get(info.path.as_str())?;
+                let page = &pages[i];
+                if page.text.trim().is_empty() {
+                    return None;
+                }
+                let body = rel.body(&page.path)?;
+                let updated = replace_managed_block(&page.text, &Block::related(), &body);
+                (updated != page.text).then(|| {
+                    let blob = git_blob_id(updated.as_bytes());
+                    let related = wiki_parse::pagecache::related_checksum(&updated);
+                    (i, updated, blob, related)
+                })
+            })
+            .collect()
+    };
+    let mut new_related = HashMap::with_capacity(updates.len());
+    changes.reserve(updates.len());
+    for (i, text, blob, related) in updates {
+        let page = &mut pages[i];
+        changes.push(Change::write(page.path.clone(), text).with_blob_hex(&blob));
+        page.info.blob_id = blob;
+        new_related.insert(i, related);
+    }
+    new_related
+}
+
+/// Text layouts for the parse cache, of the pages whose entry is written anew. The pages the
+/// cache holds unchanged (hits: not misses, not dashboards, Related block untouched) get none:
+/// their entries are copied when it is saved (dashboards rendered later get the layout of
+/// their new text).
+fn text_layouts(
+    pages: &[Page],
+    new_related: &HashMap<usize, Option<u64>>,
+    misses: Option<&HashSet<String>>,
+) -> HashMap<String, TextLayout> {
+    let hit = |i: usize, p: &Page| {
+        !new_related.contains_key(&i)
+            && p.kind != wiki_parse::PageKind::Report
+            && misses.is_some_and(|m| !m.contains(&p.path))
+    };
+    pages
+        .par_iter()
+        .enumerate()
+        .filter(|(i, p)| !hit(*i, p))
+        .map(|(i, p)| {
+            let related = match new_related.get(&i) {
+                Some(related) => *related,
+                None => wiki_parse::pagecache::related_checksum(&p.text),
+            };
+            let layout = TextLayout {
+                body_offset: p.body_offset,
+                has_frontmatter: p.has_frontmatter,
+                related,
+            };
+            (p.path.clone(), layout)
+        })
+        .collect()
+}
+
+/// The digest and claims files of a compile and what the next compile records of them.
+struct DigestOutputs {
+    /// Writes of `agent-digest.json` and `claims.jsonl` (those that change).
+    changes: Vec<Change>,
+    /// The record, without the index files' checksum (known later).
+    recorded: Option<crate::reuse::Recorded>,
+    /// Whether the cached digest objects and claim lines were reused.
+    reused: bool,
+}
+
+/// The digest and claims (reusing the cached compile's where `inc` allows), as changes.
+fn digest_outputs(
+    snapshot: &Snapshot,
+    order: &[&PageInfo],
+    counts: &PageCounts,
+    errors: &[PageError],
+    now_ms: i64,
+    clusters: &reports::Clusters,
+    inc: &Incremental<'_>,
+) -> DigestOutputs {
+    let t = std::time::Instant::now();
+    let reused = inc.digest.and_then(|(cache, misses, claims_sum)| {
+        let (agent, claims) = reuse_digest(
+            snapshot, order, counts, errors, now_ms, cache, misses, clusters,
+        )?;
+        Some((agent, claims.ok_or(claims_sum)))
+    });
+    let was_reused = reused.is_some();
+    let t = trace("digest (reuse)", t);
+    // `claims`: `Err(checksum)` when the file on disk is current (the lines removed are those
+    // added back).
+    let ((agent, agent_sum), claims) = reused.unwrap_or_else(|| {
+        let (agent, claims) = rayon::join(
+            || digest::agent_digest(order, counts, errors, now_ms).into_bytes(),
+            || digest::claims_jsonl(order, now_ms).into_bytes(),
+        );
+        ((agent, None), Ok((claims, None)))
+    });
+    // Recorded for the next compile (when reports carry no claims: their old lines could not be
+    // found again, they are not in the parse cache).
+    let recorded = order
+        .iter()
+        .all(|p| p.kind != wiki_parse::PageKind::Report || p.summary.claims.is_empty())
+        .then(|| {
+            // Checksums of the outputs (unless computed as the files were spliced), and the
+            // clock window: side by side.
+            use wiki_parse::pagecache::block_checksum;
+            let ((digest, claims), window) = rayon::join(
+                || {
+                    rayon::join(
+                        || agent_sum.unwrap_or_else(|| block_checksum(&agent)),
+                        || match &claims {
+                            Ok((text, sum)) => sum.unwrap_or_else(|| block_checksum(text)),
+                            Err(current) => *current,
+                        },
+                    )
+                },
+                || crate::cache::validity_of(order, now_ms),
+            );
+            crate::reuse::Recorded {
+                digest,
+                claims,
+                window,
+                // Set once the index files are known.
+                reports: 0,
+            }
+        });
+    trace("digest (record)", t);
+    // Written last (after the indexes): derived files stay out of the commit, and keeping them at
+    // the end lets the committed part be a prefix of the changes (no copy of a vault's worth of
+    // page texts; see `derived::prepare`).
+    let mut changes = Vec::new();
+    for (path, text) in [
+        (AGENT_DIGEST_PATH, Some(agent)),
+        (CLAIMS_PATH, claims.ok().map(|(text, _)| text)),
+    ] {
+        // (Seeded files are not the snapshot's own: written even when they stay the same.)
+        if let Some(text) = text
+            && snapshot.own(path) != Some(text.as_slice())
+        {
+            changes.push(Change::write(path, text));
+        }
+    }
+    DigestOutputs {
+        changes,
+        recorded,
+        reused: was_reused,
+    }
+}
+
+/// Links (or only the blob id, without `report_links`) of the re-rendered dashboards.
+type DashboardLinks<'a> = Vec<(
+    &'a String,
+    Result<(Vec<wiki_parse::links::Link>, String), PageError>,
+)>;
+
+/// The links of the dashboards `pending` names (path, index in `changes`), in parallel.
+fn dashboard_links<'a>(
+    pending: &'a [(String, usize)],
+    changes: &[Change],
+    report_links: bool,
+) -> DashboardLinks<'a> {
+    pending
+        .par_iter()
+        .map(|(path, at)| {
+            let bytes = changes[*at].content.as_deref().unwrap_or_default();
+            let found = if report_links {
+                wiki_parse::page::page_links(path, bytes)
+            } else {
+                Ok((Vec::new(), wiki_parse::page::git_blob_id(bytes)))
+            };
+            (path, found)
+        })
+        .collect()
+}
+
+/// Put the dashboards' links ([`dashboard_links`]) into their pages, and their blob ids into
+/// their changes (the commit takes them from there: hashed once).
+fn set_dashboard_links(
+    pending: &[(String, usize)],
+    links: DashboardLinks<'_>,
+    changes: &mut [Change],
+    pages: &mut [Page],
+    report_links: bool,
+) {
+    for ((_, at), (_, found)) in pending.iter().zip(&links) {
+        if let Ok((_, blob)) = found {
+            changes[*at].blob = wiki_store::ObjectId::from_hex(blob.as_bytes()).ok();
+        }
+    }
+    // (The bytes parsed without their links before: reading them again cannot fail.)
+    let mut links: HashMap<&String, _> = links.into_iter().collect();
+    for page in pages.iter_mut() {
+        if let Some(Ok((found, blob_id))) = links.remove(&page.path) {
+            page.info.links = found;
+            page.info.blob_id = blob_id;
+            page.info.links_omitted = !report_links;
+        }
+    }
+}
+
+/// The index files whose managed block changes.
+fn index_changes(
+    snapshot: &Snapshot,
+    order: &[&PageInfo],
+    counts: &PageCounts,
+    linker: Linker,
+) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for (path, title, block) in index::index_files() {
+        let body = match wiki_parse::PageKind::from_path(&path) {
+            Some(kind) => index::dir_body(order, kind, linker),
+            None => index::root_body(order, counts, linker),
+        };
+        let original = match snapshot.get(&path) {
+            Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            None => format!("# {title}\n"),
+        };
+        let updated = replace_managed_block(&original, &block, &body);
+        if snapshot.get(&path) != Some(updated.as_bytes()) {
+            changes.push(Change::write(path, updated));
+        }
+    }
+    changes
+}
+
 /// The records of `pages` in the order of `order` (indices into `pages`), without a second
-/// vault-sized buffer to fault in (~7 MB at 10,000 pages, on every operation): the permutation
+/// vault-sized buffer to fault in (on every operation): the permutation
 /// is applied in place, cycle by cycle, and the records are taken out of the pages in place (a
 /// `Page` holds its `PageInfo`, so the collect reuses the allocation). Indices that are not a
 /// permutation of the pages (not expected; the cost of a mistake would be lost pages) take the
@@ -1353,11 +1442,43 @@ impl<'a> From<&'a wiki_parse::PageFrontmatter<'a>> for DashboardFile<'a> {
     }
 }
 
+/// A report page as [`render_report_page`] writes it: a dashboard or one of its shard pages.
+pub struct ReportPage<'a> {
+    /// The managed block's name (the dashboard's name, or the shard's file stem).
+    pub name: &'a str,
+    /// `report.<name>`.
+    pub id: String,
+    /// The page title.
+    pub title: &'a str,
+}
+
+impl ReportPage<'static> {
+    /// The page of dashboard `d`.
+    pub fn of(d: &Dashboard) -> ReportPage<'static> {
+        ReportPage {
+            name: d.name,
+            id: d.id(),
+            title: d.title,
+        }
+    }
+}
+
 /// Render a dashboard page from its current version (if any) and the new block body; `None`
 /// when the file would not change.
 pub fn render_dashboard(
     existing: Option<DashboardFile<'_>>,
     d: &Dashboard,
+    body: &str,
+    now_iso: &str,
+) -> Option<String> {
+    render_report_page(existing, &ReportPage::of(d), body, now_iso)
+}
+
+/// Render a report page (a dashboard or a shard page) from its current version (if any) and
+/// the new block body; `None` when the file would not change.
+pub fn render_report_page(
+    existing: Option<DashboardFile<'_>>,
+    d: &ReportPage<'_>,
     body: &str,
     now_iso: &str,
 ) -> Option<String> {
@@ -1382,7 +1503,7 @@ pub fn render_dashboard(
     let status = non_empty_string(fm.get("status")).unwrap_or_else(|| "active".into());
     let kept_updated = non_empty_string(fm.get("updatedAt"));
     fm.insert(yaml_str("pageType"), yaml_str("report"));
-    fm.insert(yaml_str("id"), yaml_str(&d.id()));
+    fm.insert(yaml_str("id"), yaml_str(&d.id));
     fm.insert(yaml_str("title"), yaml_str(d.title));
     fm.insert(yaml_str("status"), yaml_str(&status));
     if existing.is_some() {
@@ -1396,6 +1517,83 @@ pub fn render_dashboard(
     }
     fm.insert(yaml_str("updatedAt"), yaml_str(now_iso));
     Some(wiki_parse::page::render_page_owned(&fm, new_body))
+}
+
+/// Call `f` with the current version of the report page at `path` (`None` when there is
+/// none). `None` without calling it when the file is there but does not parse: it is left to the
+/// human (and reported), unless it is only too large to be a page (a dashboard written whole
+/// before dashboards were split): that one is rendered anew.
+fn with_report_file<R>(
+    snapshot: &Snapshot,
+    parsed_pages: &[Page],
+    path: &str,
+    f: impl FnOnce(Option<DashboardFile<'_>>) -> R,
+) -> Option<R> {
+    let existing = parsed_pages.iter().find(|p| p.path == path);
+    let problem = snapshot.problems().iter().find(|e| e.path == path);
+    let oversized = problem.is_some_and(|e| e.message.contains("too large to be a page"));
+    if existing.is_none() && !oversized && (snapshot.get(path).is_some() || problem.is_some()) {
+        return None;
+    }
+    // A page from the parse cache has no frontmatter mapping: read it (only the frontmatter:
+    // the rest of a large dashboard's parse is not needed).
+    let reparsed = existing
+        .filter(|p| p.has_frontmatter && p.frontmatter.is_empty())
+        .and_then(|_| wiki_parse::parse_frontmatter(path, snapshot.get(path)?).ok());
+    let file = match (&reparsed, existing) {
+        (Some(fm), _) => Some(DashboardFile::from(fm)),
+        // From the cache without its text (`parse_hit_for_compile`) and no longer readable:
+        // leave it.
+        (None, Some(p)) if p.has_frontmatter && p.text.is_empty() => return None,
+        (None, existing) => existing.map(DashboardFile::from),
+    };
+    Some(f(file))
+}
+
+/// The body of dashboard `d`: patched into its current body after one page changed when it has
+/// a patch ([`reports::patch_claim_health`] and others) and the current body is one page (not a
+/// summary of shard pages), else rendered whole.
+fn dashboard_body(
+    d: &Dashboard,
+    input: &ReportInput<'_>,
+    order: &[&PageInfo],
+    one_edit: Option<(&str, &PageInfo)>,
+    file: Option<DashboardFile<'_>>,
+) -> Option<String> {
+    let patch = match d.name {
+        "claim-health" => Some(reports::patch_claim_health as PatchFn),
+        "low-confidence" => Some(reports::patch_low_confidence as PatchFn),
+        "stale-pages" => Some(reports::patch_stale_pages as PatchFn),
+        "person-agent-directory" => Some(reports::patch_person_directory as PatchFn),
+        _ => None,
+    };
+    let patched = one_edit
+        .zip(patch)
+        .zip(file)
+        .and_then(|(((path, old), patch), file)| {
+            let at = order.iter().position(|p| p.path == path)?;
+            let old_body = wiki_parse::markers::block_body(file.text, &Block::report(d.name))?;
+            if old_body.contains(crate::shards::SUMMARY_MARKER) {
+                return None;
+            }
+            patch(old_body, input, old, at)
+        });
+    if tracing() && patch.is_some() {
+        wiki_cli::warn(
+            "trace",
+            &format!("compile {} patched {}", d.name, patched.is_some()),
+        );
+    }
+    match patched {
+        Some(body) => Some(body),
+        None => reports::report_body(d.name, input),
+    }
+}
+
+/// The stem of `path` when it is a shard page of dashboard `name` (`reports/<name>-<key>.md`).
+fn shard_stem<'a>(name: &str, path: &'a str) -> Option<&'a str> {
+    let stem = path.strip_prefix("reports/")?.strip_suffix(".md")?;
+    crate::shards::is_shard_of(name, stem).then_some(stem)
 }
 
 #[cfg(test)]

@@ -133,6 +133,9 @@ pub struct VaultContext {
     lock: Option<VaultLock>,
     /// The commit the last snapshot was read from (compare-and-swap base).
     base: Option<ObjectId>,
+    /// The last snapshot of the work tree: a commit checks that the files it replaces still
+    /// hold what was read (hand edits made meanwhile are not overwritten).
+    read: Option<Snapshot>,
     now: Option<jiff::Timestamp>,
 }
 
@@ -219,6 +222,7 @@ impl VaultContext {
             mode,
             lock: None,
             base: None,
+            read: None,
             now: None,
         })
     }
@@ -300,12 +304,14 @@ impl VaultContext {
                     Some(b) => self.store.branch_tip(b).map_err(store_error)?,
                     None => self.store.resolve("HEAD").ok(),
                 };
-                if trust_cache {
+                let snap = if trust_cache {
                     Snapshot::from_worktree_cached_with(&self.root, Some(&self.store))
-                        .map_err(to_cli)
+                        .map_err(to_cli)?
                 } else {
-                    Snapshot::from_worktree(&self.root).map_err(to_cli)
-                }
+                    Snapshot::from_worktree(&self.root).map_err(to_cli)?
+                };
+                self.read = Some(snap.clone());
+                Ok(snap)
             }
             Mode::Agent { branch, exists, .. } => {
                 let rev = if *exists {
@@ -381,6 +387,11 @@ impl VaultContext {
             .extend(page_trailers(changes.iter().map(|c| c.path.as_str())));
         req.trailers.push(("Wiki-Agent".into(), self.agent_label()));
         req.expected_parent = self.base;
+        let read = self
+            .read
+            .as_ref()
+            .map(|snap| snap.read_state(changes.iter().map(|c| c.path.as_str())));
+        req.read = read.as_ref();
         if let Mode::Agent { exists: false, .. } = &self.mode {
             req.create_from = self.base.map(|b| b.to_string());
         }
@@ -391,6 +402,15 @@ impl VaultContext {
         if let Ok(done) = &outcome {
             wiki_cli::notice(human_edits_notice(done));
             wiki_cli::notice(done.packing_message());
+            if !done.kept.is_empty() {
+                wiki_cli::warn(
+                    &format!("wiki {}", spec.op),
+                    &format!(
+                        "{} changed on disk while this command wrote it (edited by hand?): the edit was left as it is and will be recorded by the next write; run the command again",
+                        done.kept.join(", ")
+                    ),
+                );
+            }
         }
         outcome.map_err(|e| match e {
             e @ wiki_store::Error::Conflict { .. } => CliError::Runtime(format!(

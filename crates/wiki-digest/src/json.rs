@@ -111,7 +111,7 @@ pub fn js_number(x: f64) -> String {
 /// JavaScript's `x.toFixed(digits)` for `digits <= 20` and `|x| < 1e21`.
 ///
 /// Remembered per thread (a dashboard of a large vault formats the same few confidences tens of
-/// thousands of times, and the exact expansion below costs about a microsecond).
+/// thousands of times, and the exact expansion below is not cheap).
 pub fn to_fixed(x: f64, digits: usize) -> String {
     use std::cell::RefCell;
     use std::collections::HashMap;

@@ -54,6 +54,7 @@ pub mod pages;
 pub mod related;
 pub mod reports;
 pub mod reuse;
+pub mod shards;
 pub mod snapshot;
 
 pub use compile::{

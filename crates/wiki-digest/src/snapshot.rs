@@ -116,12 +116,19 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
         match std::fs::symlink_metadata(&abs) {
             // The derived caches (tens of MB on a large vault) are only ever replaced by a
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
-            Ok(m) if m.is_file() && crate::derived::is_derived(rel) => std::fs::read(&abs)
-                .map(|bytes| Some((rel, Content::bytes(bytes))))
-                .map_err(|source| SnapshotError::Io { path: abs, source }),
-            Ok(m) if m.is_file() => std::fs::read(&abs)
-                .map(|bytes| Some((rel, Content::bytes(bytes))))
-                .map_err(|source| SnapshotError::Io { path: abs, source }),
+            // A file larger than its kind can be is stale (compile writes it again), not read.
+            Ok(m) if m.is_file() => {
+                let limit = if crate::derived::is_derived(rel) {
+                    layout::MAX_DERIVED_BYTES
+                } else {
+                    wiki_parse::page::MAX_PAGE_BYTES as u64
+                };
+                match wiki_parse::page::read_bounded(&abs, limit) {
+                    Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
+                    Err(source) => Err(SnapshotError::Io { path: abs, source }),
+                }
+            }
             Ok(_) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(SnapshotError::Io { path: abs, source }),
@@ -517,6 +524,33 @@ impl Snapshot {
             .get(path)
             .filter(|(_, b)| b == blob)
             .map(|(st, _)| *st)
+    }
+
+    /// What this snapshot of the work tree read of each of `paths` (see
+    /// [`wiki_store::CommitRequest::read`]): the blob id of the file (`None`: no file). Empty
+    /// for a snapshot of anything but the work tree; paths it does not track, or could not
+    /// read, are left out.
+    pub fn read_state<'p>(&self, paths: impl Iterator<Item = &'p str>) -> wiki_store::ReadState {
+        if !matches!(self.origin, Origin::Worktree(_)) {
+            return wiki_store::ReadState::new();
+        }
+        paths
+            .filter(|p| tracks(p) && !self.seeded.iter().any(|s| s == p))
+            .filter(|p| !self.problems.iter().any(|e| e.path == *p))
+            .map(|p| {
+                let id = self.files.get(p).map(|c| match c.known_blob() {
+                    Some(id) => id.to_string(),
+                    None => wiki_parse::page::git_blob_id(c.get().unwrap_or_default()),
+                });
+                (p, id)
+            })
+            .filter_map(|(p, id)| match id {
+                None => Some((p.to_string(), None)),
+                Some(hex) => ObjectId::from_hex(hex.as_bytes())
+                    .ok()
+                    .map(|id| (p.to_string(), Some(id))),
+            })
+            .collect()
     }
 
     /// The git blob id of every file (from the parse cache or the disk read where known,

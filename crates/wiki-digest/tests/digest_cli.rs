@@ -317,7 +317,7 @@ fn other_formats_are_refused() {
         (&["--claims", "--format", "jsonl"][..], true),
         (&["--claims", "--format", "text"][..], false),
         (&["--digest", "--json"][..], true),
-        (&["--digest", "--format", "jsonl"][..], false),
+        (&["--digest", "--format", "jsonl"][..], true),
         (
             &["--report", "open-questions", "--format", "text"][..],
             true,

@@ -13,6 +13,8 @@
 //! * [`retain`] — the `## Retain` format (`W`, `B`, `O(c=…)`, `S`, `@Entity`) and its errors;
 //! * [`facts`] — facts across the notes, filtered by day, entity and kind;
 //! * [`recall`] — recall: lexical, entity, temporal and opinion signals;
+//! * [`promote`] — dreaming: score and gates of candidates, MEMORY.md promotions, phase lines;
+//! * [`reflect`] — facts into entity pages of the vault (claims, evidence, opinion confidence);
 //! * [`search`] — the memory corpus of `wiki-search` (the one memory ranking);
 //! * [`shortterm`] — `memory/.dreams/short-term-recall.json` and `phase-signals.json`;
 //! * [`curated`] — entries of MEMORY.md / USER.md and their trigger, importance and project
@@ -30,7 +32,9 @@ pub mod curated;
 pub mod dreams;
 pub mod error;
 pub mod facts;
+pub mod promote;
 pub mod recall;
+pub mod reflect;
 pub mod retain;
 pub mod search;
 pub mod shortterm;

@@ -253,8 +253,8 @@ pub fn note_key(note: &str) -> String {
 
 /// Combining marks (general category M), so `किताब` and `कीताब` stay distinct: the ranges of the
 /// class `\p{M}` as the regex crate knows it (its Unicode tables), looked up by binary search.
-/// Compiling the regex itself on first use cost an operation ~2 ms and a few hundred kilobytes
-/// of fresh memory; parsing the class only reads the table.
+/// Compiling the regex itself would build a whole automaton for one class; parsing the class
+/// only reads the table.
 pub fn is_mark(c: char) -> bool {
     static RANGES: std::sync::OnceLock<Vec<(char, char)>> = std::sync::OnceLock::new();
     if c.is_ascii() {

@@ -21,6 +21,10 @@ pub const AGENT_DIGEST_PATH: &str = ".openclaw-wiki/cache/agent-digest.json";
 pub const CLAIMS_PATH: &str = ".openclaw-wiki/cache/claims.jsonl";
 /// The directory of the compiled caches (derived, git-ignored files).
 pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
+/// The largest compiled cache file read (`agent-digest.json`, `claims.jsonl`): they grow with
+/// the vault (about 18 MB and 12 MB at 10,000 pages), far below this; a larger file is treated
+/// as absent (stale), never read into memory at its claimed size.
+pub const MAX_DERIVED_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Whether every component of the vault-relative directory `rel` (`/`-separated) under `vault`
 /// is a directory, not a symbolic link: a tool about to remove what is below it never reaches

@@ -30,6 +30,7 @@ pub mod model;
 pub mod page;
 pub mod pagecache;
 pub mod record;
+pub mod sealed;
 pub mod slug;
 pub mod splice;
 pub mod time;

@@ -1,40 +1,35 @@
 //! The parse cache: parsed pages kept between runs, keyed by path and git blob id.
 //!
-//! Parsing a page (YAML frontmatter, normalisation, links) is most of what a full compile costs
-//! (about a third of `wiki compile --force` on 10,000 pages). A page whose bytes did not change
-//! since the last run parses to the same [`PageInfo`], so `wiki compile`, `wiki lint` and
-//! `wiki-apply` keep the parsed pages of the last compile in `.openclaw-wiki/tmp/parse-cache.bin`
-//! (a derived, git-ignored file that can be deleted at any time) and parse only the pages whose
-//! `(path, blob id)` is not in it.
+//! Parsing a page (YAML frontmatter, normalisation, links) is most of what a full compile
+//! costs. A page whose bytes did not change since the last run parses to the same
+//! [`PageInfo`], so `wiki compile`, `wiki lint` and `wiki-apply` keep the parsed pages of the
+//! last compile in `.openclaw-wiki/tmp/parse-cache.bin` (a derived, git-ignored file that can be
+//! deleted at any time) and parse only the pages whose `(path, blob id)` is not in it.
 //!
 //! A cached page has no frontmatter mapping ([`Page::frontmatter`] is empty): callers that need
 //! the raw mapping (dashboards, edits) parse those pages with [`crate::parse_page`].
 //!
 //! # File format
 //!
-//! `WIKIPC` + format byte, the tool version (length-prefixed), the caller's label, the number of
-//! entries, then per entry: path, blob id (20 raw bytes), a flags byte (1: the file's stat data
-//! follows, seven 8-byte fields, see [`FileStat`]; 2: [`PageInfo::claims_complete`]; 4:
-//! [`PageInfo::links_omitted`]), payload length and payload (the encoded page), and at the end
-//! a 64-bit checksum of everything before it. Integers are LEB128 varints, strings are
-//! length-prefixed UTF-8, `f64` are 8 little-endian bytes. In a payload (format 5) the
-//! strings' bytes are not inline: the payload is the page's structure (string lengths
-//! included), then all its strings' bytes in order, then that area's length (4 bytes, little
-//! endian), so that a reader checks a page's strings for UTF-8 in one pass. A file that is
-//! truncated, fails the checksum, comes from another tool version or does not decode (an
-//! unknown flag included) is ignored as a whole (every page is parsed again), so a damaged
-//! cache can cost time but never change a result.
+//! A sealed file ([`crate::sealed`]: magic `WIKIPC`, format number [`FORMAT`], checksum) whose
+//! value is the index ([`Index`]: tool version, the caller's label, per entry its path, blob
+//! id, stat data, flags and payload length), followed by the payloads one after the other (each
+//! the MessagePack of `(PageInfo, TextLayout)`: the field lists are the types' serde derives,
+//! nothing else). Payloads are
+//! decoded on lookup, so a run that needs a few pages decodes a few. A file that is truncated,
+//! fails the checksum, has another format number, comes from another tool version or does not
+//! decode is ignored as a whole (every page is parsed again), so an old or damaged cache can
+//! cost time but never change a result.
 //!
 //! # Delta file
 //!
 //! Saving the whole cache after a run that changed a few pages (an apply) would rewrite
-//! megabytes for nothing, so such a save writes `parse-cache.delta` beside it instead: `WIKIPD` +
-//! format byte, the tool version, the checksum of the cache file it applies to, the label, the
-//! changed entries (encoded as in the cache file), the removed paths, and a checksum. A reader
-//! applies it only when it belongs to the cache file present (same checksum); otherwise, or when
-//! it is damaged, it is ignored (pages parsed again, nothing else). Once the changes since the
-//! cache file pass [`DELTA_MAX_ENTRIES`] entries or half its size, the next save writes the
-//! whole cache again and removes the delta.
+//! megabytes for nothing, so such a save writes `parse-cache.delta` beside it instead: the same
+//! layout with `WIKIPD`, whose index also holds the checksum of the cache file it applies to and
+//! the removed paths. A reader applies it only when it belongs to the cache file present (same
+//! checksum); otherwise, or when it is damaged, it is ignored (pages parsed again, nothing
+//! else). Once the changes since the cache file pass [`DELTA_MAX_ENTRIES`] entries or half its
+//! size, the next save writes the whole cache again and removes the delta.
 //!
 //! # Stat data: not reading unchanged pages at all
 //!
@@ -54,37 +49,32 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::links::{Link, LinkKind};
-use crate::model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
-use crate::page::{KeyLineMap, Page, PageError, PageInfo, git_blob_id, parse_page};
+use serde::{Deserialize, Serialize};
+
+use crate::page::{Page, PageError, PageInfo, git_blob_id, parse_page};
 use crate::vault::PageKind;
 
-/// The cache file, vault-relative.
+/// Where the parse cache lives, relative to the vault root.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/parse-cache.bin";
 const CACHE_FILE: &str = "parse-cache.bin";
-const MAGIC: &[u8; 7] = b"WIKIPC\x05";
-/// The delta file (changes since the cache file), vault-relative.
+const MAGIC: &[u8; 6] = b"WIKIPC";
+/// Where the delta of the parse cache lives, relative to the vault root.
 pub const DELTA_PATH: &str = ".openclaw-wiki/tmp/parse-cache.delta";
 const DELTA_FILE: &str = "parse-cache.delta";
-const DELTA_MAGIC: &[u8; 7] = b"WIKIPD\x02";
-/// A save that changes at most this many entries, and at most half of the cache file's bytes,
-/// writes only the delta file (the re-rendered dashboards' entries alone are a fifth of it on a
-/// 10,000-page vault).
+const DELTA_MAGIC: &[u8; 6] = b"WIKIPD";
+/// The layout of both files: raised whenever it or the serde form of a cached type changes, so
+/// that a file of another layout is rebuilt, never misread (the tool version in the index
+/// guards the same between releases).
+pub const FORMAT: u32 = 6;
+/// Changed entries past which a save writes the whole cache instead of a delta.
 const DELTA_MAX_ENTRIES: usize = 256;
-/// Entry header flag: stat data follows.
-const FLAG_STAT: u8 = 1;
-/// Entry header flag: the page's claims are all in its parsed form
-/// ([`PageInfo::claims_complete`]).
-const FLAG_CLAIMS_COMPLETE: u8 = 2;
-/// Entry header flag: the page's links were not recorded ([`PageInfo::links_omitted`]).
-const FLAG_LINKS_OMITTED: u8 = 4;
 
 fn tool_id() -> String {
     format!("wiki-parse {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What the cache keeps of a parsed page besides its [`PageInfo`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextLayout {
     /// Byte offset of the body in the file text.
     pub body_offset: usize,
@@ -115,7 +105,7 @@ pub fn related_checksum(text: &str) -> Option<u64> {
 pub const SETTLE_SECS: i64 = 2;
 
 /// Stat data of a page file (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FileStat {
     /// Device.
     pub dev: u64,
@@ -178,55 +168,58 @@ impl FileStat {
     pub fn settled(&self, now: i64) -> bool {
         self.mtime.max(self.ctime) <= now - SETTLE_SECS
     }
-
-    fn write(&self, out: &mut Vec<u8>) {
-        for v in [
-            self.dev,
-            self.ino,
-            self.size,
-            self.mtime as u64,
-            self.mtime_nsec as u64,
-            self.ctime as u64,
-            self.ctime_nsec as u64,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-
-    fn read(r: &mut Reader<'_>) -> Result<FileStat, Bad> {
-        let mut v = [0u64; 7];
-        for x in &mut v {
-            let b: [u8; 8] = r.bytes(8)?.try_into().map_err(|_| Bad)?;
-            *x = u64::from_le_bytes(b);
-        }
-        Ok(FileStat {
-            dev: v[0],
-            ino: v[1],
-            size: v[2],
-            mtime: v[3] as i64,
-            mtime_nsec: v[4] as i64,
-            ctime: v[5] as i64,
-            ctime_nsec: v[6] as i64,
-        })
-    }
 }
 
-/// One cached page: blob id, recorded stat data, payload range in the file.
-#[derive(Debug, Clone, Copy)]
+/// The index of a cache or delta file (see the module docs).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    /// The tool version that wrote the file ([`tool_id`]): another version's file is ignored.
+    tool: String,
+    /// The caller's label (see [`save`]).
+    label: String,
+    /// A delta file's: the checksum of the cache file it applies to.
+    base: Option<u64>,
+    /// One per payload, in the payloads' order.
+    entries: Vec<Entry>,
+    /// A delta file's: paths of the cache file that are gone.
+    removed: Vec<String>,
+}
+
+/// One cached page: its path, blob id, recorded stat data, flags and payload.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Entry {
+    /// (Moved out into the key of [`ParseCache::entries`] once read.)
+    path: String,
+    #[serde(with = "serde_bytes")]
     blob: [u8; 20],
     stat: Option<FileStat>,
     /// [`PageInfo::claims_complete`] of the cached page.
     claims_complete: bool,
     /// [`PageInfo::links_omitted`] of the cached page.
     links_omitted: bool,
-    /// Whether the payload is in the delta file's buffer (else the cache file's).
-    delta: bool,
+    /// Payload length in bytes.
+    len: usize,
+    /// Payload offset in its file (set when read).
+    #[serde(skip)]
     start: usize,
-    end: usize,
+    /// Whether the payload is in the delta file's buffer (else the cache file's).
+    #[serde(skip)]
+    delta: bool,
 }
 
 impl Entry {
+    fn new(info: &PageInfo, blob: [u8; 20], stat: Option<FileStat>, len: usize) -> Entry {
+        Entry {
+            path: info.path.clone(),
+            blob,
+            stat,
+            claims_complete: info.claims_complete,
+            links_omitted: info.links_omitted,
+            len,
+            ..Entry::default()
+        }
+    }
+
     /// Whether the entry records this version of `info` (`blob`) with this stat data and flags.
     fn same(&self, blob: &[u8; 20], stat: Option<&FileStat>, info: &PageInfo) -> bool {
         &self.blob == blob
@@ -236,58 +229,30 @@ impl Entry {
     }
 }
 
-/// One entry of a cache or delta file: path, blob id, flags, stat data, payload range.
-fn read_entry(r: &mut Reader<'_>) -> Option<(String, Entry)> {
-    let path = r.string().ok()?;
-    let blob: [u8; 20] = r.bytes(20).ok()?.try_into().ok()?;
-    let flags = r.byte().ok()?;
-    if flags & !(FLAG_STAT | FLAG_CLAIMS_COMPLETE | FLAG_LINKS_OMITTED) != 0 {
-        return None;
-    }
-    let stat = if flags & FLAG_STAT != 0 {
-        Some(FileStat::read(r).ok()?)
-    } else {
-        None
-    };
-    let claims_complete = flags & FLAG_CLAIMS_COMPLETE != 0;
-    let links_omitted = flags & FLAG_LINKS_OMITTED != 0;
-    let len = r.len().ok()?;
-    let start = r.pos;
-    r.bytes(len).ok()?;
-    Some((
-        path,
-        Entry {
-            blob,
-            stat,
-            claims_complete,
-            links_omitted,
-            delta: false,
-            start,
-            end: start + len,
-        },
-    ))
+/// A cache or delta file: the index sealed ([`crate::sealed`]) with the payloads after it.
+fn write_file(magic: &[u8], index: &Index, payloads: &[u8]) -> Vec<u8> {
+    crate::sealed::seal(magic, FORMAT, index, payloads)
 }
 
-/// Append one entry (as [`read_entry`] reads it) to `w`.
-fn write_entry(
-    w: &mut Writer,
-    info: &PageInfo,
-    blob: &[u8; 20],
-    stat: Option<&FileStat>,
-    payload: &[u8],
-) {
-    w.str(&info.path);
-    w.0.extend_from_slice(blob);
-    w.0.push(
-        u8::from(stat.is_some()) * FLAG_STAT
-            + u8::from(info.claims_complete) * FLAG_CLAIMS_COMPLETE
-            + u8::from(info.links_omitted) * FLAG_LINKS_OMITTED,
-    );
-    if let Some(st) = stat {
-        st.write(&mut w.0);
+/// The index of a file [`write_file`] wrote, each entry's `start` set, and the file's checksum;
+/// `None` when it is not such a file of this format and tool version, or is damaged.
+fn read_file(buf: &[u8], magic: &[u8]) -> Option<(Index, u64)> {
+    let (mut index, payloads, sum) = crate::sealed::unseal::<Index>(buf, magic, FORMAT).ok()?;
+    if index.tool != tool_id() {
+        return None;
     }
-    w.len(payload.len());
-    w.0.extend_from_slice(payload);
+    let mut at = payloads.start;
+    for e in &mut index.entries {
+        e.start = at;
+        at = at.checked_add(e.len)?;
+    }
+    (at == payloads.end).then_some((index, sum))
+}
+
+/// The payload of a page: its MessagePack (`None` if it does not serialize: the page is left
+/// out of the cache, a miss next time).
+fn encode_page(info: &PageInfo, layout: TextLayout) -> Option<Vec<u8>> {
+    rmp_serde::to_vec_named(&(info, layout)).ok()
 }
 
 /// Where a saved entry's payload comes from (see [`ParseCache::source`]).
@@ -300,19 +265,16 @@ enum Source<'a> {
 }
 
 impl Source<'_> {
-    /// The payload bytes (encoded into `scratch` when needed).
-    fn bytes<'s>(&'s self, info: &PageInfo, scratch: &'s mut Writer) -> &'s [u8] {
+    /// The payload bytes, appended to `out`; `false` when the page does not encode.
+    fn append(&self, info: &PageInfo, out: &mut Vec<u8>) -> bool {
         match self {
-            Source::Copied(bytes) => bytes,
-            Source::Encode(layout) => {
-                scratch.0.clear();
-                if let Some(area) = &mut scratch.1 {
-                    area.clear();
-                }
-                encode_entry(scratch, info, *layout);
-                &scratch.0[..]
-            }
+            Source::Copied(bytes) => out.extend_from_slice(bytes),
+            Source::Encode(layout) => match encode_page(info, *layout) {
+                Some(bytes) => out.extend_from_slice(&bytes),
+                None => return false,
+            },
         }
+        true
     }
 }
 
@@ -321,7 +283,7 @@ impl Source<'_> {
 pub struct ParseCache {
     /// Caller's label of the run that wrote the cache (see [`save`]).
     label: String,
-    /// The cache file, mapped when large ([`crate::mapped`]: it is only replaced by a rename).
+    /// The cache file.
     buf: Vec<u8>,
     /// By path (foldhash: every page is looked up several times per run; iteration order is
     /// never relied on).
@@ -382,39 +344,21 @@ impl ParseCache {
     /// Apply a delta file's bytes (see the module docs); `false` (and nothing changed) when they
     /// are damaged or belong to another cache file.
     pub fn apply_delta(&mut self, buf: Vec<u8>) -> bool {
-        let Some(base_sum) = self.base_sum else {
+        let Some((index, _)) = read_file(&buf, DELTA_MAGIC) else {
             return false;
         };
-        let decoded = (|| {
-            let (mut r, _) = open_file(&buf, DELTA_MAGIC)?;
-            let base: [u8; 8] = r.bytes(8).ok()?.try_into().ok()?;
-            if u64::from_le_bytes(base) != base_sum {
-                return None;
-            }
-            let label = r.string().ok()?;
-            let n = r.len().ok()?;
-            let mut entries = Vec::with_capacity(n.min(1 << 16));
-            for _ in 0..n {
-                let (path, mut entry) = read_entry(&mut r)?;
-                entry.delta = true;
-                entries.push((path, entry));
-            }
-            let m = r.len().ok()?;
-            let mut removed = Vec::with_capacity(m.min(1 << 16));
-            for _ in 0..m {
-                removed.push(r.string().ok()?);
-            }
-            (r.pos == r.buf.len()).then_some((label, entries, removed))
-        })();
-        let Some((label, entries, removed)) = decoded else {
+        if self.base_sum.is_none() || index.base != self.base_sum {
             return false;
-        };
-        self.label = label;
-        for path in &removed {
+        }
+        self.label = index.label;
+        for path in &index.removed {
             self.entries.remove(path);
         }
-        self.entries.extend(entries);
-        self.removed = removed;
+        self.entries.extend(index.entries.into_iter().map(|mut e| {
+            e.delta = true;
+            (std::mem::take(&mut e.path), e)
+        }));
+        self.removed = index.removed;
         self.delta_buf = buf;
         true
     }
@@ -422,7 +366,7 @@ impl ParseCache {
     /// The encoded page of entry `e`.
     fn payload(&self, e: &Entry) -> Option<&[u8]> {
         let buf: &[u8] = if e.delta { &self.delta_buf } else { &self.buf };
-        buf.get(e.start..e.end)
+        buf.get(e.start..e.start + e.len)
     }
 
     /// The encoded form of `info` as this cache holds it, when it holds that version of the page
@@ -450,29 +394,21 @@ impl ParseCache {
         }
     }
 
-    /// Decode the index of a cache file (payloads are decoded on lookup).
+    /// Read a cache file's index (payloads are decoded on lookup).
     pub fn from_bytes(buf: impl Into<Vec<u8>>) -> Option<ParseCache> {
         let buf = buf.into();
-        let (mut r, base_sum) = open_file(&buf, MAGIC)?;
-        let label = r.string().ok()?;
-        let n = r.len().ok()?;
-        let mut entries = HashMap::with_capacity_and_hasher(
-            n.min(1 << 20),
-            foldhash::fast::RandomState::default(),
-        );
-        for _ in 0..n {
-            let (path, entry) = read_entry(&mut r)?;
-            entries.insert(path, entry);
-        }
-        if r.pos != r.buf.len() {
-            return None;
-        }
+        let (index, sum) = read_file(&buf, MAGIC)?;
+        let entries = index
+            .entries
+            .into_iter()
+            .map(|mut e| (std::mem::take(&mut e.path), e))
+            .collect();
         Some(ParseCache {
-            label,
+            label: index.label,
             buf,
             entries,
             delta_buf: Vec::new(),
-            base_sum: Some(base_sum),
+            base_sum: Some(sum),
             removed: Vec::new(),
         })
     }
@@ -516,11 +452,11 @@ impl ParseCache {
     /// [`ParseCache::get_any`] with the text layout.
     pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
         let e = self.entries.get(path)?;
-        let mut r = Reader::payload(self.payload(e)?).ok()?;
-        let (mut info, layout) = decode_entry(&mut r).ok()?;
+        let (mut info, layout): (PageInfo, TextLayout) =
+            rmp_serde::from_slice(self.payload(e)?).ok()?;
         info.claims_complete = e.claims_complete;
         info.links_omitted = e.links_omitted;
-        (info.path == path && r.finished()).then_some((info, layout))
+        (info.path == path).then_some((info, layout))
     }
 
     /// The entry of the page at `path` when it is for the version with blob id `blob_id` (hex).
@@ -537,9 +473,9 @@ impl ParseCache {
     }
 
     /// Whether the encoded cache entry of the page at `path` with blob id `blob_id` (hex) contains
-    /// `needle` (`None`: no entry for that version). Every string field of a parsed page (ids,
-    /// titles, claim texts, …) is stored verbatim, so `Some(false)` proves that no field of that
-    /// version of the page equals or contains `needle`, without decoding it.
+    /// `needle` (`None`: no entry for that version). MessagePack stores every string field of a
+    /// parsed page (ids, titles, claim texts, …) verbatim, so `Some(false)` proves that no field
+    /// of that version of the page equals or contains `needle`, without decoding it.
     pub fn entry_contains(
         &self,
         path: &str,
@@ -551,24 +487,16 @@ impl ParseCache {
     }
 
     /// Whether the page at `path` with blob id `blob_id` (hex) has the page id `id` (its
-    /// [`PageSummary::id`]: the trimmed `id` field), read from the start of its entry without
-    /// decoding the rest; `None`: no entry for that version.
+    /// [`PageSummary::id`](crate::PageSummary::id): the trimmed `id` field); `None`: no entry
+    /// for that version. Asked of every page of a vault, so an entry whose bytes do not contain
+    /// `id` is answered without decoding it.
     pub fn entry_has_id(&self, path: &str, blob_id: &str, id: &str) -> Option<bool> {
-        // Compared as bytes: the string area is not checked for UTF-8 (asked of every page of
-        // a vault, that check was most of an operation's search for a page id).
-        let (structure, area) = split_payload(self.payload(self.entry_of(path, blob_id)?)?).ok()?;
-        let mut r = Reader::new(structure);
-        // The entry's path, kind and title, then the summary's id (see `decode_entry`): the
-        // lengths in the structure, the bytes one after the other in the area.
-        let path_len = r.len().ok()?;
-        r.byte().ok()?;
-        let title_len = r.len().ok()?;
-        if !r.flag().ok()? {
+        let finder = memchr::memmem::Finder::new(id.as_bytes());
+        if !self.entry_contains(path, blob_id, &finder)? {
             return Some(false);
         }
-        let id_len = r.len().ok()?;
-        let start = path_len.checked_add(title_len)?;
-        Some(area.get(start..start.checked_add(id_len)?)? == id.as_bytes())
+        let (info, _) = self.get(path, blob_id)?;
+        Some(info.summary.id.as_deref() == Some(id))
     }
 
     /// Whether the page at `path` with blob id `blob_id` (hex) may have a claim with id
@@ -636,7 +564,7 @@ impl ParseCache {
     /// [`ParseCache::parse_hit_with`] for a compile, which reads a dashboard's frontmatter and
     /// text from its own copy of the file: a cached report page that has a frontmatter comes
     /// without its text ([`Page::text`] empty, [`Page::body_offset`] 0). Copying the megabytes
-    /// of a 10,000-page vault's dashboards cost an operation ~2,700 page faults for nothing.
+    /// of a large vault's dashboards would be work for nothing.
     pub fn parse_hit_for_compile(
         &self,
         path: &str,
@@ -725,29 +653,35 @@ fn encode_sources<'a>(
             Some((p, blob, prev.source(p, layout, &blob)?))
         })
         .collect();
-    let mut w = Writer::file(MAGIC, pages.len() * 1024 + 64);
-    w.str(label);
-    w.len(pages.len());
     // Entries are independent: chunks of them are encoded in parallel (a first compile encodes
     // every page) and concatenated in order, the same bytes as one pass.
-    let encode = |chunk: &[(&PageInfo, [u8; 20], Source<'_>)]| -> Vec<u8> {
-        let mut w = Writer(Vec::with_capacity(chunk.len() * 1024), None);
-        let mut payload = Writer::payload();
+    let encode = |chunk: &[(&PageInfo, [u8; 20], Source<'_>)]| {
+        let mut entries = Vec::with_capacity(chunk.len());
+        let mut payloads = Vec::with_capacity(chunk.len() * 1024);
         for (info, blob, source) in chunk {
-            let bytes = source.bytes(info, &mut payload);
-            let st = stat(&info.path, blob);
-            write_entry(&mut w, info, blob, st.as_ref(), bytes);
+            let before = payloads.len();
+            if source.append(info, &mut payloads) {
+                let st = stat(&info.path, blob);
+                entries.push(Entry::new(info, *blob, st, payloads.len() - before));
+            }
         }
-        w.0
+        (entries, payloads)
     };
-    let parts: Vec<Vec<u8>> = {
+    let parts: Vec<(Vec<Entry>, Vec<u8>)> = {
         use rayon::prelude::*;
         pages.par_chunks(512).map(encode).collect()
     };
-    for part in parts {
-        w.0.extend_from_slice(&part);
+    let mut index = Index {
+        tool: tool_id(),
+        label: label.to_string(),
+        ..Index::default()
+    };
+    let mut payloads = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (entries, bytes) in parts {
+        index.entries.extend(entries);
+        payloads.extend_from_slice(&bytes);
     }
-    w.finish()
+    write_file(MAGIC, &index, &payloads)
 }
 
 /// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
@@ -840,10 +774,6 @@ fn encode_delta(
     prev: &ParseCache,
     stat: &(impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync),
 ) -> Option<Vec<u8>> {
-    let base_sum = prev.base_sum?;
-    let mut w = Writer::file(DELTA_MAGIC, 4096);
-    w.0.extend_from_slice(&base_sum.to_le_bytes());
-    w.str(label);
     let mut changed: Vec<(&PageInfo, Source<'_>, [u8; 20], Option<FileStat>)> = Vec::new();
     let mut present: std::collections::HashSet<&str, foldhash::fast::RandomState> =
         std::collections::HashSet::with_capacity_and_hasher(pages.len(), Default::default());
@@ -869,12 +799,22 @@ fn encode_delta(
         present.insert(info.path.as_str());
     }
     changed.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    w.len(changed.len());
-    let mut payload = Writer::payload();
-    for (info, source, blob, st) in &changed {
-        let bytes = source.bytes(info, &mut payload);
-        write_entry(&mut w, info, blob, st.as_ref(), bytes);
-        if w.0.len() > prev.buf.len() / 2 {
+    let mut index = Index {
+        tool: tool_id(),
+        label: label.to_string(),
+        base: Some(prev.base_sum?),
+        ..Index::default()
+    };
+    let mut payloads = Vec::new();
+    for (info, source, blob, st) in changed {
+        let before = payloads.len();
+        if source.append(info, &mut payloads) {
+            let len = payloads.len() - before;
+            index.entries.push(Entry::new(info, blob, st, len));
+        } else {
+            present.remove(info.path.as_str());
+        }
+        if payloads.len() > prev.buf.len() / 2 {
             return None;
         }
     }
@@ -889,11 +829,8 @@ fn encode_delta(
         .collect();
     removed.sort_unstable();
     removed.dedup();
-    w.len(removed.len());
-    for path in removed {
-        w.str(path);
-    }
-    Some(w.finish())
+    index.removed = removed.into_iter().map(str::to_string).collect();
+    Some(write_file(DELTA_MAGIC, &index, &payloads))
 }
 
 /// The 40 lower-case hex digits of a raw blob id, as a shared string in one allocation (asked
@@ -1045,638 +982,6 @@ impl Checksum {
         }
         h ^ (h >> 29)
     }
-}
-
-// ---- encoding -------------------------------------------------------------------------------
-
-/// Bytes being encoded; for an entry's payload (see [`Writer::payload`]) its strings go to a
-/// separate area, appended at the end by [`encode_entry`].
-struct Writer(Vec<u8>, Option<Vec<u8>>);
-
-impl Writer {
-    /// A cache or delta file: `magic`, then the tool version.
-    fn file(magic: &[u8], capacity: usize) -> Writer {
-        let mut w = Writer(Vec::with_capacity(capacity), None);
-        w.0.extend_from_slice(magic);
-        w.str(&tool_id());
-        w
-    }
-
-    /// The file's bytes, with the checksum of everything before it appended.
-    fn finish(mut self) -> Vec<u8> {
-        let sum = checksum(&self.0);
-        self.0.extend_from_slice(&sum.to_le_bytes());
-        self.0
-    }
-
-    fn len(&mut self, mut v: usize) {
-        while v >= 0x80 {
-            self.0.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.0.push(v as u8);
-    }
-    /// An entry's payload: `[structure][strings][strings' length: u32 LE]`. Its strings are
-    /// contiguous so that a reader checks them for UTF-8 once ([`Reader::payload`]) instead of
-    /// one by one: a page has about a hundred short strings, and validating them one call each
-    /// was about a sixth of decoding a vault's cached pages.
-    fn payload() -> Writer {
-        Writer(Vec::with_capacity(4096), Some(Vec::with_capacity(4096)))
-    }
-
-    /// Close a payload: its string area and the area's length appended (see
-    /// [`Writer::payload`]; a page's strings are far below 4 GiB: pages are at most
-    /// `MAX_PAGE_BYTES`). Nothing for other writers.
-    fn end_payload(&mut self) {
-        if let Some(area) = &self.1 {
-            self.0.extend_from_slice(area);
-            self.0.extend_from_slice(&(area.len() as u32).to_le_bytes());
-        }
-    }
-
-    fn str(&mut self, s: &str) {
-        self.len(s.len());
-        match &mut self.1 {
-            Some(area) => area.extend_from_slice(s.as_bytes()),
-            None => self.0.extend_from_slice(s.as_bytes()),
-        }
-    }
-    fn opt_str(&mut self, s: &Option<String>) {
-        match s {
-            None => self.0.push(0),
-            Some(s) => {
-                self.0.push(1);
-                self.str(s);
-            }
-        }
-    }
-    fn strs(&mut self, v: &[String]) {
-        self.len(v.len());
-        for s in v {
-            self.str(s);
-        }
-    }
-    fn opt_f64(&mut self, v: Option<f64>) {
-        match v {
-            None => self.0.push(0),
-            Some(f) => {
-                self.0.push(1);
-                self.0.extend_from_slice(&f.to_le_bytes());
-            }
-        }
-    }
-    fn opt_len(&mut self, v: Option<usize>) {
-        match v {
-            None => self.0.push(0),
-            Some(n) => {
-                self.0.push(1);
-                self.len(n);
-            }
-        }
-    }
-    fn bool(&mut self, b: bool) {
-        self.0.push(u8::from(b));
-    }
-}
-
-fn encode_entry(w: &mut Writer, info: &PageInfo, layout: TextLayout) {
-    let PageInfo {
-        path,
-        kind,
-        title,
-        summary,
-        links,
-        blob_id,
-        body_line,
-        key_lines,
-        raw_source,
-        // In the entry's header (see `encode_reusing`), not the payload.
-        claims_complete: _,
-        links_omitted: _,
-    } = info;
-    w.str(path);
-    w.0.push(kind_code(*kind));
-    w.str(title);
-    encode_summary(w, summary);
-    w.len(links.len());
-    for Link {
-        target,
-        kind,
-        line,
-        resolved,
-    } in links
-    {
-        w.str(target);
-        w.0.push(match kind {
-            LinkKind::Wikilink => 0,
-            LinkKind::Markdown => 1,
-        });
-        w.len(*line);
-        w.opt_str(resolved);
-    }
-    w.str(blob_id);
-    w.len(*body_line);
-    w.len(key_lines.len());
-    for (k, line) in key_lines.iter() {
-        w.str(k);
-        w.len(line);
-    }
-    w.bool(*raw_source);
-    w.len(layout.body_offset);
-    w.bool(layout.has_frontmatter);
-    match layout.related {
-        None => w.0.push(0),
-        Some(sum) => {
-            w.0.push(1);
-            w.0.extend_from_slice(&sum.to_le_bytes());
-        }
-    }
-    w.end_payload();
-}
-
-fn encode_summary(w: &mut Writer, s: &PageSummary) {
-    let PageSummary {
-        id,
-        page_type,
-        entity_type,
-        canonical_id,
-        status,
-        privacy_tier,
-        source_type,
-        provenance_mode,
-        source_path,
-        bridge_relative_path,
-        bridge_workspace_dir,
-        unsafe_local_configured_path,
-        unsafe_local_relative_path,
-        last_refreshed_at,
-        updated_at,
-        aliases,
-        source_ids,
-        contradictions,
-        questions,
-        best_used_for,
-        not_enough_for,
-        confidence,
-        claims,
-        person_card,
-        relationships,
-    } = s;
-    for o in [
-        id,
-        page_type,
-        entity_type,
-        canonical_id,
-        status,
-        privacy_tier,
-        source_type,
-        provenance_mode,
-        source_path,
-        bridge_relative_path,
-        bridge_workspace_dir,
-        unsafe_local_configured_path,
-        unsafe_local_relative_path,
-        last_refreshed_at,
-        updated_at,
-    ] {
-        w.opt_str(o);
-    }
-    for v in [
-        aliases,
-        source_ids,
-        contradictions,
-        questions,
-        best_used_for,
-        not_enough_for,
-    ] {
-        w.strs(v);
-    }
-    w.opt_f64(*confidence);
-    w.len(claims.len());
-    for c in claims {
-        encode_claim(w, c);
-    }
-    match person_card {
-        None => w.0.push(0),
-        Some(card) => {
-            w.0.push(1);
-            encode_card(w, card);
-        }
-    }
-    w.len(relationships.len());
-    for r in relationships {
-        let Relationship {
-            target_id,
-            target_path,
-            target_title,
-            kind,
-            weight,
-            confidence,
-            evidence_kind,
-            privacy_tier,
-            note,
-            updated_at,
-        } = r;
-        for o in [target_id, target_path, target_title, kind] {
-            w.opt_str(o);
-        }
-        w.opt_f64(*weight);
-        w.opt_f64(*confidence);
-        for o in [evidence_kind, privacy_tier, note, updated_at] {
-            w.opt_str(o);
-        }
-    }
-}
-
-fn encode_claim(w: &mut Writer, c: &Claim) {
-    let Claim {
-        id,
-        text,
-        status,
-        confidence,
-        evidence,
-        updated_at,
-        valid_from,
-        valid_until,
-        supersedes,
-        superseded_by,
-        line,
-    } = c;
-    w.opt_str(id);
-    w.str(text);
-    w.opt_str(status);
-    w.opt_f64(*confidence);
-    w.len(evidence.len());
-    for e in evidence {
-        let Evidence {
-            kind,
-            source_id,
-            path,
-            lines,
-            weight,
-            confidence,
-            privacy_tier,
-            note,
-            updated_at,
-        } = e;
-        for o in [kind, source_id, path, lines] {
-            w.opt_str(o);
-        }
-        w.opt_f64(*weight);
-        w.opt_f64(*confidence);
-        for o in [privacy_tier, note, updated_at] {
-            w.opt_str(o);
-        }
-    }
-    for o in [
-        updated_at,
-        valid_from,
-        valid_until,
-        supersedes,
-        superseded_by,
-    ] {
-        w.opt_str(o);
-    }
-    w.opt_len(*line);
-}
-
-fn encode_card(w: &mut Writer, c: &PersonCard) {
-    let PersonCard {
-        canonical_id,
-        handles,
-        socials,
-        emails,
-        timezone,
-        lane,
-        ask_for,
-        avoid_asking_for,
-        best_used_for,
-        not_enough_for,
-        confidence,
-        privacy_tier,
-        last_refreshed_at,
-    } = c;
-    w.opt_str(canonical_id);
-    for v in [handles, socials, emails] {
-        w.strs(v);
-    }
-    w.opt_str(timezone);
-    w.opt_str(lane);
-    for v in [ask_for, avoid_asking_for, best_used_for, not_enough_for] {
-        w.strs(v);
-    }
-    w.opt_f64(*confidence);
-    w.opt_str(privacy_tier);
-    w.opt_str(last_refreshed_at);
-}
-
-fn kind_code(kind: PageKind) -> u8 {
-    PageKind::ALL
-        .iter()
-        .position(|k| *k == kind)
-        .map_or(0, |i| i as u8)
-}
-
-// ---- decoding -------------------------------------------------------------------------------
-
-/// The bytes do not decode (damaged or foreign file).
-#[derive(Debug)]
-struct Bad;
-
-/// A reader of a file [`Writer::file`] and [`Writer::finish`] wrote, positioned after its magic
-/// and tool version, with the file's checksum; `None` when the checksum, the magic or the tool
-/// version does not match.
-fn open_file<'a>(buf: &'a [u8], magic: &[u8]) -> Option<(Reader<'a>, u64)> {
-    let body_len = buf.len().checked_sub(8)?;
-    let (body, sum) = buf.split_at(body_len);
-    let sum = u64::from_le_bytes(sum.try_into().ok()?);
-    if checksum(body) != sum {
-        return None;
-    }
-    let mut r = Reader::new(body);
-    if r.bytes(magic.len()).ok()? != magic || r.string().ok()? != tool_id() {
-        return None;
-    }
-    Some((r, sum))
-}
-
-/// An entry payload (see `Writer::payload`) as its structure and its string area (not checked).
-fn split_payload(payload: &[u8]) -> Result<(&[u8], &[u8]), Bad> {
-    let (rest, len) = payload.split_last_chunk::<4>().ok_or(Bad)?;
-    let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| Bad)?;
-    let at = rest.len().checked_sub(len).ok_or(Bad)?;
-    Ok(rest.split_at(at))
-}
-
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    /// An entry payload's string area (checked for UTF-8 once) and the read position in it.
-    strs: Option<(&'a str, usize)>,
-}
-
-impl<'a> Reader<'a> {
-    fn new(buf: &'a [u8]) -> Reader<'a> {
-        Reader {
-            buf,
-            pos: 0,
-            strs: None,
-        }
-    }
-
-    /// A reader of an entry's payload (see `Writer::payload`): its structure, with the strings
-    /// taken from the area at its end, which must be UTF-8 as a whole.
-    fn payload(payload: &'a [u8]) -> Result<Reader<'a>, Bad> {
-        let (buf, area) = split_payload(payload)?;
-        let area = std::str::from_utf8(area).map_err(|_| Bad)?;
-        Ok(Reader {
-            buf,
-            pos: 0,
-            strs: Some((area, 0)),
-        })
-    }
-
-    /// Whether every byte was read (the string area's included).
-    fn finished(&self) -> bool {
-        self.pos == self.buf.len() && self.strs.is_none_or(|(area, at)| at == area.len())
-    }
-
-    /// The next `n` bytes of the string area as text (`None`: no area, not a payload reader).
-    /// A string must end on a character boundary of the area.
-    fn area_str(&mut self, n: usize) -> Option<Result<&'a str, Bad>> {
-        let (area, at) = self.strs.as_mut()?;
-        let area: &'a str = area;
-        let s = at.checked_add(n).and_then(|end| {
-            let s = area.get(*at..end)?;
-            *at = end;
-            Some(s)
-        });
-        Some(s.ok_or(Bad))
-    }
-    fn byte(&mut self) -> Result<u8, Bad> {
-        let b = *self.buf.get(self.pos).ok_or(Bad)?;
-        self.pos += 1;
-        Ok(b)
-    }
-    fn bytes(&mut self, n: usize) -> Result<&'a [u8], Bad> {
-        let end = self.pos.checked_add(n).ok_or(Bad)?;
-        let s = self.buf.get(self.pos..end).ok_or(Bad)?;
-        self.pos = end;
-        Ok(s)
-    }
-    fn len(&mut self) -> Result<usize, Bad> {
-        let mut v: u64 = 0;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return usize::try_from(v).map_err(|_| Bad);
-            }
-        }
-        Err(Bad)
-    }
-    fn string(&mut self) -> Result<String, Bad> {
-        let n = self.len()?;
-        match self.area_str(n) {
-            Some(s) => s.map(str::to_string),
-            None => {
-                let b = self.bytes(n)?;
-                std::str::from_utf8(b).map(str::to_string).map_err(|_| Bad)
-            }
-        }
-    }
-    fn flag(&mut self) -> Result<bool, Bad> {
-        match self.byte()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(Bad),
-        }
-    }
-    fn opt_str(&mut self) -> Result<Option<String>, Bad> {
-        Ok(if self.flag()? {
-            Some(self.string()?)
-        } else {
-            None
-        })
-    }
-    fn strs(&mut self) -> Result<Vec<String>, Bad> {
-        let n = self.len()?;
-        let mut v = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            v.push(self.string()?);
-        }
-        Ok(v)
-    }
-    fn opt_f64(&mut self) -> Result<Option<f64>, Bad> {
-        Ok(if self.flag()? {
-            let b: [u8; 8] = self.bytes(8)?.try_into().map_err(|_| Bad)?;
-            Some(f64::from_le_bytes(b))
-        } else {
-            None
-        })
-    }
-    fn opt_len(&mut self) -> Result<Option<usize>, Bad> {
-        Ok(if self.flag()? {
-            Some(self.len()?)
-        } else {
-            None
-        })
-    }
-    fn list<T>(
-        &mut self,
-        mut item: impl FnMut(&mut Self) -> Result<T, Bad>,
-    ) -> Result<Vec<T>, Bad> {
-        let n = self.len()?;
-        let mut v = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            v.push(item(self)?);
-        }
-        Ok(v)
-    }
-}
-
-fn decode_entry(r: &mut Reader<'_>) -> Result<(PageInfo, TextLayout), Bad> {
-    let path = r.string()?;
-    let kind = *PageKind::ALL.get(usize::from(r.byte()?)).ok_or(Bad)?;
-    let title = r.string()?;
-    let summary = decode_summary(r)?;
-    let links = r.list(|r| {
-        Ok(Link {
-            target: r.string()?,
-            kind: match r.byte()? {
-                0 => LinkKind::Wikilink,
-                1 => LinkKind::Markdown,
-                _ => return Err(Bad),
-            },
-            line: r.len()?,
-            resolved: r.opt_str()?,
-        })
-    })?;
-    let blob_id = r.string()?;
-    let body_line = r.len()?;
-    let pairs = r.list(|r| Ok((r.string()?, r.len()?)))?;
-    let key_lines = KeyLineMap::from_distinct(pairs);
-    let raw_source = r.flag()?;
-    let layout = TextLayout {
-        body_offset: r.len()?,
-        has_frontmatter: r.flag()?,
-        related: if r.flag()? {
-            let b: [u8; 8] = r.bytes(8)?.try_into().map_err(|_| Bad)?;
-            Some(u64::from_le_bytes(b))
-        } else {
-            None
-        },
-    };
-    Ok((
-        PageInfo {
-            path,
-            kind,
-            title,
-            summary,
-            links,
-            blob_id,
-            body_line,
-            key_lines,
-            raw_source,
-            // From the entry's header (set by the caller).
-            claims_complete: false,
-            links_omitted: false,
-        },
-        layout,
-    ))
-}
-
-fn decode_summary(r: &mut Reader<'_>) -> Result<PageSummary, Bad> {
-    Ok(PageSummary {
-        id: r.opt_str()?,
-        page_type: r.opt_str()?,
-        entity_type: r.opt_str()?,
-        canonical_id: r.opt_str()?,
-        status: r.opt_str()?,
-        privacy_tier: r.opt_str()?,
-        source_type: r.opt_str()?,
-        provenance_mode: r.opt_str()?,
-        source_path: r.opt_str()?,
-        bridge_relative_path: r.opt_str()?,
-        bridge_workspace_dir: r.opt_str()?,
-        unsafe_local_configured_path: r.opt_str()?,
-        unsafe_local_relative_path: r.opt_str()?,
-        last_refreshed_at: r.opt_str()?,
-        updated_at: r.opt_str()?,
-        aliases: r.strs()?,
-        source_ids: r.strs()?,
-        contradictions: r.strs()?,
-        questions: r.strs()?,
-        best_used_for: r.strs()?,
-        not_enough_for: r.strs()?,
-        confidence: r.opt_f64()?,
-        claims: r.list(decode_claim)?,
-        person_card: if r.flag()? {
-            Some(Box::new(decode_card(r)?))
-        } else {
-            None
-        },
-        relationships: r.list(|r| {
-            Ok(Relationship {
-                target_id: r.opt_str()?,
-                target_path: r.opt_str()?,
-                target_title: r.opt_str()?,
-                kind: r.opt_str()?,
-                weight: r.opt_f64()?,
-                confidence: r.opt_f64()?,
-                evidence_kind: r.opt_str()?,
-                privacy_tier: r.opt_str()?,
-                note: r.opt_str()?,
-                updated_at: r.opt_str()?,
-            })
-        })?,
-    })
-}
-
-fn decode_claim(r: &mut Reader<'_>) -> Result<Claim, Bad> {
-    Ok(Claim {
-        id: r.opt_str()?,
-        text: r.string()?,
-        status: r.opt_str()?,
-        confidence: r.opt_f64()?,
-        evidence: r.list(|r| {
-            Ok(Evidence {
-                kind: r.opt_str()?,
-                source_id: r.opt_str()?,
-                path: r.opt_str()?,
-                lines: r.opt_str()?,
-                weight: r.opt_f64()?,
-                confidence: r.opt_f64()?,
-                privacy_tier: r.opt_str()?,
-                note: r.opt_str()?,
-                updated_at: r.opt_str()?,
-            })
-        })?,
-        updated_at: r.opt_str()?,
-        valid_from: r.opt_str()?,
-        valid_until: r.opt_str()?,
-        supersedes: r.opt_str()?,
-        superseded_by: r.opt_str()?,
-        line: r.opt_len()?,
-    })
-}
-
-fn decode_card(r: &mut Reader<'_>) -> Result<PersonCard, Bad> {
-    Ok(PersonCard {
-        canonical_id: r.opt_str()?,
-        handles: r.strs()?,
-        socials: r.strs()?,
-        emails: r.strs()?,
-        timezone: r.opt_str()?,
-        lane: r.opt_str()?,
-        ask_for: r.strs()?,
-        avoid_asking_for: r.strs()?,
-        best_used_for: r.strs()?,
-        not_enough_for: r.strs()?,
-        confidence: r.opt_f64()?,
-        privacy_tier: r.opt_str()?,
-        last_refreshed_at: r.opt_str()?,
-    })
 }
 
 #[cfg(test)]
@@ -1947,35 +1252,30 @@ mod tests {
         assert_eq!(parsed.unwrap().text, edited);
     }
 
+    /// A file of another format number (or tool version) is ignored as a whole, even with a
+    /// valid checksum: it is rebuilt, never misread.
     #[test]
-    fn payload_strings_come_from_one_checked_area() {
-        let mut w = Writer::payload();
-        w.str("向量");
-        w.len(7);
-        w.str("b");
-        w.end_payload();
-        let mut r = Reader::payload(&w.0).unwrap();
-        assert_eq!(r.string().unwrap(), "向量");
-        assert_eq!(r.len().unwrap(), 7);
-        assert!(!r.finished());
-        assert_eq!(r.string().unwrap(), "b");
-        assert!(r.finished());
-        // `[structure][area][area length]` by hand: a length ending inside a character, an area
-        // that is not UTF-8, an area longer than the payload, no room for the length.
-        let payload =
-            |main: &[u8], area: &[u8], len: u32| [main, area, &len.to_le_bytes()].concat();
-        let mid_char = payload(&[1], "向".as_bytes(), 3);
-        assert!(Reader::payload(&mid_char).unwrap().string().is_err());
-        assert!(Reader::payload(&payload(&[1], &[0xff], 1)).is_err());
-        assert!(Reader::payload(&payload(&[], b"a", 5)).is_err());
-        assert!(Reader::payload(&[1, 0, 0]).is_err());
-        // A string past the end of the area.
-        assert!(
-            Reader::payload(&payload(&[2], b"a", 1))
-                .unwrap()
-                .string()
-                .is_err()
-        );
+    fn other_formats_and_tool_versions_are_ignored() {
+        let page = parse_page("entities/alpha.md", RICH.as_bytes()).unwrap();
+        let bytes = encode("l", [(&page.info, TextLayout::of(&page))]);
+        assert!(ParseCache::from_bytes(bytes.clone()).is_some());
+        let resealed = |mut body: Vec<u8>| {
+            body.truncate(body.len() - 8);
+            let sum = checksum(&body);
+            body.extend_from_slice(&sum.to_le_bytes());
+            body
+        };
+        let mut old = bytes.clone();
+        old[MAGIC.len()] = (FORMAT - 1) as u8;
+        assert!(ParseCache::from_bytes(resealed(old)).is_none());
+        let (index, _) = read_file(&bytes, MAGIC).unwrap();
+        let other = Index {
+            tool: "wiki-parse 0.0.0".into(),
+            ..index
+        };
+        let area = bytes.len() - 8 - other.entries.iter().map(|e| e.len).sum::<usize>();
+        let foreign = write_file(MAGIC, &other, &bytes[area..bytes.len() - 8]);
+        assert!(read_file(&foreign, MAGIC).is_none());
     }
 
     #[test]

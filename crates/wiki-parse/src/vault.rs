@@ -356,10 +356,8 @@ pub struct StatedFile {
 /// [`scan`] with each page's stat data, in one pass: every directory is read with `getdents`
 /// into one buffer and its pages are statted relative to its open descriptor (no path lookup
 /// from the root, no map from directories to descriptors), directories and pages spread over
-/// the thread pool. The same files in the same order as [`scan`] (tested). On the 10,000-page
-/// vault it takes 15-18 ms beside the parse cache's loading, where listing (12 ms) and then
-/// statting through [`PageStatter`] (15 ms) took 27; an operation uses ~10-15 ms less CPU
-/// (paired runs, `docs/BENCHMARKS.md`).
+/// the thread pool. The same files in the same order as [`scan`] (tested); cheaper than listing
+/// and then statting every page by its path from the root.
 pub fn scan_stat(vault: &Path) -> Result<Vec<StatedFile>, VaultError> {
     #[cfg(target_os = "linux")]
     {

@@ -31,11 +31,6 @@ pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Append a zigzag-encoded signed varint.
-pub fn put_ivarint(out: &mut Vec<u8>, v: i64) {
-    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
-}
-
 /// A 64-bit checksum (word-at-a-time multiply/rotate mix; not cryptographic).
 pub fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -101,12 +96,6 @@ impl<'a> Reader<'a> {
             .ok()
             .filter(|&n| n <= max)
             .ok_or_else(|| Corrupt::new("length out of range"))
-    }
-
-    /// A zigzag signed varint.
-    pub fn ivarint(&mut self) -> Result<i64, Corrupt> {
-        let v = self.varint()?;
-        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
     }
 
     /// `n` raw bytes.
@@ -210,14 +199,10 @@ mod tests {
         for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
             put_varint(&mut out, v);
         }
-        put_ivarint(&mut out, -5);
-        put_ivarint(&mut out, i64::MIN);
         let mut r = Reader::new(&out);
         for v in [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
             assert_eq!(r.varint().unwrap(), v);
         }
-        assert_eq!(r.ivarint().unwrap(), -5);
-        assert_eq!(r.ivarint().unwrap(), i64::MIN);
         assert!(r.is_empty());
         assert!(r.varint().is_err());
     }

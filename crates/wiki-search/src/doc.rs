@@ -239,8 +239,10 @@ impl TermCounter {
     /// Tokenise `text` into `field`.
     pub fn add(&mut self, field: Field, text: &str) {
         let f = field as usize;
-        tokenize::for_each_term(text, true, |t, _, _| {
-            self.lens[f] += 1;
+        tokenize::for_each_term(text, true, |t, kind, _| {
+            if kind != tokenize::TermKind::Exact {
+                self.lens[f] += 1;
+            }
             if let Some(c) = self.counts.get_mut(t) {
                 c[f] += 1;
             } else {

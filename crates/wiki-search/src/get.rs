@@ -63,18 +63,22 @@ pub fn lookup_key(lookup: &str) -> String {
 /// The path of the claims cache written by compile.
 pub const CLAIMS_CACHE: &str = wiki_parse::layout::CLAIMS_PATH;
 
-/// The claim-id tier: `pagePath` of the `claims.jsonl` line whose `id` is the lookup (a leading
-/// `claim:` stripped, case-insensitively). Blank and unparsable lines are ignored.
-pub fn claim_page(claims_jsonl: &str, lookup: &str) -> Option<String> {
+/// The claim id a lookup names (a leading `claim:` stripped, case-insensitively); `None` when
+/// blank.
+pub fn claim_id(lookup: &str) -> Option<&str> {
     let t = lookup.trim();
     let id = if t.len() >= 6 && t.is_char_boundary(6) && t[..6].eq_ignore_ascii_case("claim:") {
         t[6..].trim()
     } else {
         t
     };
-    if id.is_empty() {
-        return None;
-    }
+    (!id.is_empty()).then_some(id)
+}
+
+/// The claim-id tier: `pagePath` of the `claims.jsonl` line whose `id` is the lookup (a leading
+/// `claim:` stripped, case-insensitively). Blank and unparsable lines are ignored.
+pub fn claim_page(claims_jsonl: &str, lookup: &str) -> Option<String> {
+    let id = claim_id(lookup)?;
     for line in claims_jsonl.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;

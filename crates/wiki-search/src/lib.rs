@@ -6,7 +6,8 @@
 //! top. No query scans every page.
 //!
 //! ## Modules
-//! * [`tokenize`] — Unicode folding, identifiers whole and by parts, CJK bigrams, light stemming;
+//! * [`tokenize`] — Unicode folding, identifiers whole and by parts, CJK bigrams, Snowball
+//!   English stems beside exact forms;
 //! * [`doc`] — what is indexed per field and stored per page or memory chunk;
 //! * [`segment`], [`store`] — the index sidecar (format, incremental refresh, concurrency);
 //! * [`sources`] — work tree, agent branch (git, no checkout), memory workspace;
@@ -14,12 +15,18 @@
 //!   (`--ranking reference`), kept as a baseline;
 //! * [`memory`] — the memory corpus: chunks, decay, importance, MMR;
 //! * [`get`] — `wiki get`;
+//! * [`resident`] — indexes kept in memory between the requests of a long-running process
+//!   (`wiki mcp`), each request still seeing the pages as they are;
 //! * [`server`] — the optional per-vault search server (Linux, inotify) and its client;
 //! * [`cmd`] — the `search`, `get` and `index` commands.
 //!
 //! ## Ranking (default, `--ranking bm25f`)
 //!
-//! **Retrieval.** The query is tokenised like the pages ([`tokenize`]). Each page is indexed in
+//! **Retrieval.** The query is tokenised like the pages ([`tokenize`]): English words are looked
+//! up by their Snowball stem (`extracting` finds `extract`, `containers` finds `container`), and a
+//! word whose stem differs from it also by its exact form, whose idf counts half
+//! ([`rank::EXACT_FACTOR`]), so a page using the word as written ranks above one sharing only its
+//! stem. Each page is indexed in
 //! seven fields *f* with weights *w_f* and length normalisation *b_f* ([`rank::WEIGHTS`],
 //! [`rank::B`]): title (3.0, 0.5), ids — page id, canonical ids, aliases, handles, e-mails,
 //! socials — (3.0, 0.5), path (1.0, 0.5), claims — texts and ids — (2.0, 0.6), routing fields
@@ -29,18 +36,19 @@
 //! ```text
 //! tf̃(t,d)  = Σ_f w_f · tf_f(t,d) / (1 − b_f + b_f · len_f(d) / avglen_f)
 //! idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))          (N, df over live pages)
-//! bm25f(d) = Σ_t idf(t) · tf̃(t,d) / (k1 + tf̃(t,d)),  k1 = 1.2
+//! bm25f(d) = Σ_t idf(t) · tf̃(t,d) / (k1 + tf̃(t,d)),  k1 = 2.0
 //! ```
 //!
-//! Stop words ([`tokenize::STOP_WORDS`]) are ignored when the query has other terms. In
+//! Stop words ([`tokenize::STOP_WORDS`], question words included: *how*, *what*, *which*…) are
+//! ignored when the query has other terms. In
 //! `find-person` mode the weights are title 3, ids 5, path 1, claims 1, route 4, meta 1, body 0.5
 //! ([`rank::WEIGHTS_PERSON`]); in `route-question` mode title 2, ids 2, path 0.5, claims 1.5,
 //! route 5, meta 1, body 0.75 ([`rank::WEIGHTS_ROUTE`]).
 //!
 //! *Coverage units* are the query's words and CJK terms that are not stop words (whole
-//! identifiers such as `claim.alpha.db` add score but are not units). A page is a hit when it
-//! contains at least half of the units (rounded up), so a page holding most of the query's words
-//! still ranks when one is missing. Its relevance is
+//! identifiers such as `claim.alpha.db` and exact forms add score but are not units). A page is a
+//! hit when it contains at least one unit: a person describing a page uses many words the page
+//! does not have, and coverage below orders the pages. Its relevance is
 //! `rel(d) = bm25f(d) · (0.5 + 0.5 · cov(d))`, where `cov` is the idf-weighted fraction of units
 //! it contains, and `R(d) = 100 · rel(d) / max rel` (the best page has 100).
 //!
@@ -49,6 +57,8 @@
 //! `route-question`, source pages in `source-evidence`, pages with claims in `raw-claim`, and 0.5
 //! for reports) from their stored metadata. In points, like the reference (§7.4):
 //!
+//! * name: the folded title or file stem is one of the query's words, or a run of them (`tar` in
+//!   "how do I extract a tar archive") +15 ([`rank::NAME_POINTS`]);
 //! * phrase: folded title equal to the folded query +30, containing it +15; page id, canonical id
 //!   or an alias equal to it +20, containing it +10; body containing a multi-term query as a phrase
 //!   +30 (+1 per further occurrence, at most +5), else a routing field, question or contradiction
@@ -91,6 +101,7 @@ pub mod get;
 pub mod memory;
 pub mod rank;
 pub mod reference;
+pub mod resident;
 pub mod segment;
 pub mod server;
 pub mod sources;

@@ -7,9 +7,16 @@
 //!   Tokens are whitespace-separated words, and each CJK character counts as one.
 //! * **Text score**: BM25 over chunk text (k1 1.2, b 0.75), mapped to 0–1 as FTS5 ranks are:
 //!   `s / (1 + s)`.
-//! * **Recency decay**: `exp(−ln 2 / 30 × ageDays)` from the date in
-//!   `memory/…/YYYY-MM-DD(-slug).md` (midnight UTC; the clock is `--now`). `MEMORY.md`,
-//!   `memory.md` and undated files are evergreen (multiplier 1).
+//! * **Recency** ([`Recency`]): the age of a dated note (`memory/…/YYYY-MM-DD(-slug).md`, midnight
+//!   UTC; the clock is `--now`) moves its score by at most a fixed share: the multiplier is
+//!   `1 − s + s × exp(−ln 2 / H × ageDays)` with H = [`HALF_LIFE_DAYS`] and s =
+//!   [`RECENCY_SHARE`]. Notes that match about equally well come newest first (a restatement or a
+//!   correction outranks what it replaces), while an old note that alone matches keeps at least
+//!   `1 − s` of its score: it is still found and still passes `minScore` when it matches well.
+//!   `MEMORY.md`, `memory.md` and undated files are evergreen (multiplier 1). The original's
+//!   multiplier, `exp(−ln 2 / H × ageDays)` alone (§14.3), is chosen with
+//!   `memorySearch.query.hybrid.temporalDecay.enabled: true` (H from `halfLifeDays`, default 30);
+//!   `enabled: false` turns recency off.
 //! * **Importance**: a chunk carrying `<!-- importance: N -->` is multiplied by
 //!   `0.75 + 0.05 × clamp(floor(N), 1, 10)` (the highest annotation of the chunk counts).
 //! * **Path matches** (§14.6): a query equal to a file's path (tier 3), base name (tier 2) or stem
@@ -41,6 +48,8 @@ pub const CHUNK_TOKENS: usize = 400;
 pub const OVERLAP_TOKENS: usize = 80;
 /// Half-life of the recency decay in days.
 pub const HALF_LIFE_DAYS: f64 = 30.0;
+/// Share of a dated note's score that recency moves (the default [`Recency::Blend`]).
+pub const RECENCY_SHARE: f64 = 0.3;
 /// MMR trade-off.
 pub const MMR_LAMBDA: f64 = 0.7;
 /// Snippet length in characters.
@@ -167,14 +176,64 @@ pub fn note_date_ms(path: &str) -> Option<i64> {
         .map(|z| z.timestamp().as_millisecond())
 }
 
-/// The recency multiplier of a memory file at `now_ms` (§14.3).
+/// The original's recency multiplier of a memory file at `now_ms` (§14.3), half-life
+/// [`HALF_LIFE_DAYS`].
 pub fn decay(path: &str, now_ms: i64) -> f64 {
+    decay_with(path, now_ms, HALF_LIFE_DAYS)
+}
+
+/// `exp(−ln 2 / half_life × ageDays)` of a dated note; 1 for evergreen files.
+pub fn decay_with(path: &str, now_ms: i64, half_life_days: f64) -> f64 {
     match note_date_ms(path) {
         Some(ms) => {
             let age_days = ((now_ms - ms) as f64 / 86_400_000.0).max(0.0);
-            (-(std::f64::consts::LN_2 / HALF_LIFE_DAYS) * age_days).exp()
+            (-(std::f64::consts::LN_2 / half_life_days) * age_days).exp()
         }
         None => 1.0,
+    }
+}
+
+/// How the age of a dated note weighs on its score (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Recency {
+    /// The default: `1 − share + share × decay(halfLifeDays)`, so age moves a note by at most
+    /// `share` of its score: it orders notes that match about equally well and never buries the
+    /// only one that matches.
+    Blend {
+        /// Half-life of the decay part in days.
+        half_life_days: f64,
+        /// Share of the score that decays.
+        share: f64,
+    },
+    /// The original's multiplier, `decay(halfLifeDays)` (`temporalDecay.enabled: true`).
+    Decay {
+        /// Half-life in days.
+        half_life_days: f64,
+    },
+    /// No recency (`temporalDecay.enabled: false`).
+    Off,
+}
+
+impl Default for Recency {
+    fn default() -> Recency {
+        Recency::Blend {
+            half_life_days: HALF_LIFE_DAYS,
+            share: RECENCY_SHARE,
+        }
+    }
+}
+
+impl Recency {
+    /// The multiplier of the note at `path` at `now_ms`.
+    pub fn multiplier(self, path: &str, now_ms: i64) -> f64 {
+        match self {
+            Recency::Blend {
+                half_life_days,
+                share,
+            } => 1.0 - share + share * decay_with(path, now_ms, half_life_days),
+            Recency::Decay { half_life_days } => decay_with(path, now_ms, half_life_days),
+            Recency::Off => 1.0,
+        }
     }
 }
 
@@ -261,8 +320,8 @@ pub fn mmr(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
     chosen
 }
 
-/// Search the memory index; hits below `min_score` are dropped unless none reaches it (see the
-/// module docs).
+/// Search the memory index with the default [`Recency`]; hits below `min_score` are dropped
+/// unless none reaches it (see the module docs).
 pub fn search(
     index: &Index,
     query: &str,
@@ -271,6 +330,41 @@ pub fn search(
     min_score: f64,
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
+    let settings = Settings {
+        min_score,
+        recency: Recency::default(),
+    };
+    search_with(index, query, mode, max_results, &settings, now_ms)
+}
+
+/// The configurable part of memory ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Minimum score (§14.1 `minScore`).
+    pub min_score: f64,
+    /// Recency.
+    pub recency: Recency,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            min_score: MIN_SCORE,
+            recency: Recency::default(),
+        }
+    }
+}
+
+/// [`search`] with given [`Settings`].
+pub fn search_with(
+    index: &Index,
+    query: &str,
+    mode: Mode,
+    max_results: usize,
+    settings: &Settings,
+    now_ms: i64,
+) -> Result<Vec<Hit>, crate::Error> {
+    let (min_score, recency) = (settings.min_score, settings.recency);
     let prep = Prepared::new(query);
     let mut cands: Vec<Cand> = Vec::new();
     let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
@@ -293,8 +387,9 @@ pub fn search(
         for (key, bm25) in scored {
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
                 let text_score = bm25 / (1.0 + bm25);
-                let score =
-                    text_score * decay(&c.path, now_ms) * importance_multiplier(c.importance);
+                let score = text_score
+                    * recency.multiplier(&c.path, now_ms)
+                    * importance_multiplier(c.importance);
                 seen.insert(key, ());
                 cands.push(Cand {
                     chunk: c,

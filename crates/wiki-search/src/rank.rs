@@ -288,8 +288,15 @@ pub fn weights(mode: Mode) -> &'static [f64; FIELDS] {
 }
 /// BM25F length normalisation per field.
 pub const B: [f64; FIELDS] = [0.5, 0.5, 0.5, 0.6, 0.5, 0.6, 0.75];
-/// BM25 saturation.
-pub const K1: f64 = 1.2;
+/// BM25 saturation of wiki pages.
+pub const K1: f64 = 2.0;
+/// BM25 saturation of memory chunks.
+pub const MEMORY_K1: f64 = 1.2;
+/// The idf of a word's exact form ([`TermKind::Exact`]) is multiplied by this: a page using the
+/// word as written ranks above one that only shares its stem.
+pub const EXACT_FACTOR: f64 = 0.5;
+/// Points for a page whose title or file stem is one of the query's words (or a run of them).
+pub const NAME_POINTS: f64 = 15.0;
 /// Points for a body containing a multi-term query as a phrase.
 pub const PHRASE_BODY: f64 = 30.0;
 /// Report pages are multiplied by this factor.
@@ -319,6 +326,11 @@ pub struct Prepared {
     pub phrase: String,
     /// The units as a term mask (bit `i` for `terms[i]`).
     pub unit_mask: u64,
+    /// Per unit, a string every text holding the unit contains once folded (the term, or a
+    /// stem without its last letter: Snowball may rewrite it, `happy` → `happi`).
+    probes: Vec<String>,
+    /// The folded query's words (letters and digits), in order, for name matches.
+    pub words: Vec<String>,
 }
 
 impl Prepared {
@@ -329,14 +341,14 @@ impl Prepared {
         let mut units: Vec<usize> = terms
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.kind != TermKind::Compound && !t.stop)
+            .filter(|(_, t)| is_unit_kind(t.kind) && !t.stop)
             .map(|(i, _)| i)
             .collect();
         if units.is_empty() {
             units = terms
                 .iter()
                 .enumerate()
-                .filter(|(_, t)| t.kind != TermKind::Compound)
+                .filter(|(_, t)| is_unit_kind(t.kind))
                 .map(|(i, _)| i)
                 .collect();
         }
@@ -348,12 +360,45 @@ impl Prepared {
             .collect::<Vec<_>>()
             .join(" ");
         let unit_mask = units.iter().fold(0u64, |m, &i| m | (1 << i));
+        let probes = units
+            .iter()
+            .map(|&i| {
+                let t = &terms[i];
+                let mut p = t.term.clone();
+                if t.kind == TermKind::Word && p.len() >= 3 && p.is_ascii() {
+                    p.pop();
+                }
+                p
+            })
+            .collect();
+        let words = tokenize::fold(text)
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
         Prepared {
             terms,
             units,
             phrase,
             unit_mask,
+            probes,
+            words,
         }
+    }
+
+    /// Whether a name (a title or a file stem), folded, is one of the query's words or a run of
+    /// them.
+    pub fn names(&self, folded_name: &str) -> bool {
+        let name: Vec<&str> = folded_name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        !name.is_empty()
+            && self.words.len() >= name.len()
+            && self
+                .words
+                .windows(name.len())
+                .any(|w| w.iter().zip(&name).all(|(a, b)| a == b))
     }
 
     /// The coverage units among the terms of the text whose folded form
@@ -386,8 +431,8 @@ impl Prepared {
     /// [`Self::units_in_folded`].
     fn unit_substrings(&self, folded: &str) -> u64 {
         let mut mask = 0u64;
-        for (k, &i) in self.units.iter().enumerate().take(64) {
-            if folded.contains(self.terms[i].term.as_str()) {
+        for (k, p) in self.probes.iter().enumerate().take(64) {
+            if folded.contains(p.as_str()) {
                 mask |= 1 << k;
             }
         }
@@ -419,6 +464,10 @@ impl Prepared {
             .count();
         hit as f64 / self.units.len() as f64
     }
+}
+
+fn is_unit_kind(kind: TermKind) -> bool {
+    matches!(kind, TermKind::Word | TermKind::Cjk)
 }
 
 /// A scored document: `((segment, doc), (score, matched-term mask))`.
@@ -482,6 +531,7 @@ fn bm25f(
     index: &Index,
     prep: &Prepared,
     weights: &[f64; FIELDS],
+    k1: f64,
 ) -> Result<(Vec<Scored>, Vec<f64>), crate::Error> {
     let avg = index.avg_lens();
     let n = index.manifest.live_docs as f64;
@@ -503,7 +553,10 @@ fn bm25f(
             continue;
         }
         let df = postings.len() as f64;
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        let mut idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        if t.kind == TermKind::Exact {
+            idf *= EXACT_FACTOR;
+        }
         idfs[ti] = idf;
         // The weighted, length-normalised frequency of the term in each posting's document.
         let weigh = |&(s, (d, tfs)): &(usize, crate::segment::Posting)| -> f64 {
@@ -525,7 +578,7 @@ fn bm25f(
                 return;
             }
             if let Some(a) = acc.get_mut(s).and_then(|v| v.get_mut(d as usize)) {
-                a.bm25 += idf * tfw / (K1 + tfw);
+                a.bm25 += idf * tfw / (k1 + tfw);
                 a.mask |= 1 << ti;
             }
         };
@@ -554,17 +607,17 @@ fn bm25f(
     Ok((scored, idfs))
 }
 
-/// BM25 scores over the body field only (memory chunks).
+/// BM25 scores over the body field only (memory chunks; k1 [`MEMORY_K1`]).
 pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<DocScores, crate::Error> {
     let mut w = [0.0; FIELDS];
     w[doc::Field::Body as usize] = 1.0;
-    Ok(bm25f(index, prep, &w)?.0.into_iter().collect())
+    Ok(bm25f(index, prep, &w, MEMORY_K1)?.0.into_iter().collect())
 }
 
-/// Whether enough coverage units are matched by `mask`: at least half of them (rounded up).
+/// Whether `mask` matches at least one coverage unit (a document matching only whole
+/// identifiers, exact forms or ignored stop words is not a hit).
 pub fn passes_gate(prep: &Prepared, mask: u64) -> bool {
-    let matched = (mask & prep.unit_mask).count_ones() as usize;
-    matched > 0 && matched * 2 >= prep.units.len()
+    mask & prep.unit_mask != 0
 }
 
 fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate::Error> {
@@ -572,7 +625,7 @@ fn search_bm25f(index: &Index, q: &Query, now_ms: i64) -> Result<Vec<Hit>, crate
     if prep.terms.is_empty() {
         return Ok(Vec::new());
     }
-    let (scores, idfs) = bm25f(index, &prep, weights(q.mode))?;
+    let (scores, idfs) = bm25f(index, &prep, weights(q.mode), K1)?;
     let unit_idf: f64 = prep.units.iter().map(|&i| idfs[i]).sum();
     // Gate and relevance.
     // key, relevance, relevance × prior (the candidate order)
@@ -688,6 +741,11 @@ pub fn signals(p: &StoredPage, prep: &Prepared, mode: Mode, now_ms: i64) -> (f64
     let s = &p.summary;
     let phrase = prep.phrase.as_str();
     let mut points = 0.0;
+    // A name of the page (title, file stem) among the query's words.
+    let stem = wiki_parse::page::file_stem(&p.path);
+    if prep.names(p.folded_title()) || prep.names(&tokenize::fold(stem)) {
+        points += NAME_POINTS;
+    }
     // Phrase signals.
     if !phrase.is_empty() {
         let title = p.folded_title();

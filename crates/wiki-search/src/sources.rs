@@ -81,8 +81,8 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
 
 /// The pages of a vault work tree.
 ///
-/// Listing is the main cost of a warm search (one `statx` per page: about 1.5 µs of kernel time
-/// each, mostly the name lookup, on the benchmark VM). On Linux it is done with `getdents64` and
+/// Listing is the main cost of a warm search (one `statx` per page, mostly the name lookup).
+/// On Linux it is done with `getdents64` and
 /// `statx` relative to directory fds (module `fast`), and a directory whose inode and mtime are
 /// unchanged since it was last read is not read again (its listing comes from `dir_cache`);
 /// elsewhere with `std::fs::read_dir` and `DirEntry::metadata` (`walk_pages`).
@@ -205,22 +205,22 @@ mod fast {
     /// Type, size, and modification and status change times (ns) of a directory entry.
     type Stat = (FileType, u64, i64, i64);
 
-    use crate::codec::{self, Reader, put_bytes, put_ivarint, put_varint};
     use crate::store::SourceFile;
 
     const CACHE_MAGIC: &[u8; 8] = b"WSRCHDIR";
-    const CACHE_VERSION: u32 = 1;
+    const CACHE_VERSION: u32 = 2;
     /// A directory record is trusted when its mtime is this much older than its reading.
     const RACY_NS: i64 = 2_000_000_000;
 
     /// One directory as last read: its identity and what it held.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     struct DirRecord {
         rel: String,
         ino: u64,
         mtime_ns: i64,
         read_ns: i64,
         /// Candidate page names, each NUL-terminated, back to back.
+        #[serde(with = "serde_bytes")]
         pages: Vec<u8>,
         /// Sub-directories to walk.
         subdirs: Vec<String>,
@@ -236,92 +236,24 @@ mod fast {
     }
 
     fn encode_cache(records: &[DirRecord]) -> Vec<u8> {
-        let mut body = Vec::new();
-        put_varint(&mut body, records.len() as u64);
-        for r in records {
-            put_bytes(&mut body, r.rel.as_bytes());
-            put_varint(&mut body, r.ino);
-            put_ivarint(&mut body, r.mtime_ns);
-            put_ivarint(&mut body, r.read_ns);
-            let pages: Vec<&[u8]> = r
-                .pages
-                .split(|&b| b == 0)
-                .filter(|n| !n.is_empty())
-                .collect();
-            put_varint(&mut body, pages.len() as u64);
-            for n in pages {
-                put_bytes(&mut body, n);
-            }
-            put_varint(&mut body, r.subdirs.len() as u64);
-            for d in &r.subdirs {
-                put_bytes(&mut body, d.as_bytes());
-            }
-        }
-        let mut out = Vec::with_capacity(body.len() + 28);
-        out.extend_from_slice(CACHE_MAGIC);
-        out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(&codec::checksum(&body).to_le_bytes());
-        out.extend_from_slice(&body);
-        out
+        wiki_parse::sealed::seal(CACHE_MAGIC, CACHE_VERSION, records, &[])
     }
 
     /// Decode a cache file (`None` when it is not a valid one: it is then ignored). Records come
     /// out sorted by directory.
     fn decode_cache(bytes: &[u8]) -> Option<Vec<DirRecord>> {
-        if bytes.len() < 28 || &bytes[..8] != CACHE_MAGIC {
-            return None;
-        }
-        let mut r = Reader::new(&bytes[8..]);
-        if r.u32().ok()? != CACHE_VERSION {
-            return None;
-        }
-        let len = r.u64().ok()?;
-        let sum = r.u64().ok()?;
-        let body = &bytes[28..];
-        if body.len() as u64 != len || codec::checksum(body) != sum {
-            return None;
-        }
-        let mut r = Reader::new(body);
-        let n = r.len(body.len()).ok()?;
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let rel = r.str().ok()?.to_string();
-            let ino = r.varint().ok()?;
-            let mtime_ns = r.ivarint().ok()?;
-            let read_ns = r.ivarint().ok()?;
-            let np = r.len(body.len()).ok()?;
-            let mut pages = Vec::new();
-            for _ in 0..np {
-                let name = r.lbytes().ok()?;
-                if !plain_name(name) {
-                    return None;
-                }
-                pages.extend_from_slice(name);
-                pages.push(0);
-            }
-            let nd = r.len(body.len()).ok()?;
-            let mut subdirs = Vec::with_capacity(nd);
-            for _ in 0..nd {
-                let name = r.str().ok()?;
-                if !plain_name(name.as_bytes()) {
-                    return None;
-                }
-                subdirs.push(name.to_string());
-            }
-            out.push(DirRecord {
-                rel,
-                ino,
-                mtime_ns,
-                read_ns,
-                pages,
-                subdirs,
-            });
-        }
-        if !r.is_empty() || out.windows(2).any(|w| w[0].rel >= w[1].rel) {
-            return None;
-        }
-        Some(out)
+        let (records, tail, _) =
+            wiki_parse::sealed::unseal::<Vec<DirRecord>>(bytes, CACHE_MAGIC, CACHE_VERSION).ok()?;
+        let names_ok = |r: &DirRecord| {
+            let pages = r.pages.strip_suffix(b"\0").unwrap_or(&r.pages);
+            (r.pages.is_empty() || r.pages.ends_with(b"\0"))
+                && (r.pages.is_empty() || pages.split(|&b| b == 0).all(plain_name))
+                && r.subdirs.iter().all(|d| plain_name(d.as_bytes()))
+        };
+        (tail.is_empty()
+            && records.iter().all(names_ok)
+            && records.windows(2).all(|w| w[0].rel < w[1].rel))
+        .then_some(records)
     }
 
     fn now_ns() -> i64 {

@@ -53,14 +53,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
-use crate::codec::{self, Corrupt, Reader, put_bytes, put_ivarint, put_varint};
+use wiki_parse::sealed::SealError;
+
+use crate::codec::{self, Corrupt};
 use crate::doc::{FIELDS, IndexDoc};
 use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
 
 const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 4;
 /// File name of the work tree's directory cache in an index directory.
 pub const DIR_CACHE: &str = "DIRS";
 /// Segment count above which segments are merged.
@@ -95,7 +97,7 @@ pub trait Source: Sync {
 }
 
 /// One indexed file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// Relative path.
     pub path: String,
@@ -108,6 +110,7 @@ pub struct Entry {
     /// When the file was last hashed.
     pub checked_ns: i64,
     /// Git blob id.
+    #[serde(with = "serde_bytes")]
     pub blob: [u8; 20],
     /// Segment index, or `u32::MAX` when the file has no documents.
     pub seg: u32,
@@ -117,8 +120,8 @@ pub struct Entry {
     pub ndocs: u32,
 }
 
-/// The manifest: segments, files and statistics.
-#[derive(Debug, Clone, Default)]
+/// The manifest: segments, files and statistics (a sealed file, [`wiki_parse::sealed`]).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
     /// Segment file names.
     pub segments: Vec<String>,
@@ -127,117 +130,35 @@ pub struct Manifest {
     /// Live documents.
     pub live_docs: u64,
     /// Sum of field lengths over live documents.
-    pub sum_lens: [u64; FIELDS],
+    pub sum_lens: [u64; crate::doc::FIELDS],
 }
 
 impl Manifest {
     fn encode(&self) -> Vec<u8> {
-        let mut body = Vec::new();
-        put_varint(&mut body, self.segments.len() as u64);
-        for s in &self.segments {
-            put_bytes(&mut body, s.as_bytes());
-        }
-        put_varint(&mut body, self.live_docs);
-        for l in self.sum_lens {
-            put_varint(&mut body, l);
-        }
-        put_varint(&mut body, self.entries.len() as u64);
-        for e in &self.entries {
-            put_bytes(&mut body, e.path.as_bytes());
-            put_varint(&mut body, e.size);
-            put_ivarint(&mut body, e.mtime_ns);
-            put_ivarint(&mut body, e.ctime_ns);
-            put_ivarint(&mut body, e.checked_ns);
-            body.extend_from_slice(&e.blob);
-            put_varint(&mut body, u64::from(e.seg));
-            put_varint(&mut body, u64::from(e.doc));
-            put_varint(&mut body, u64::from(e.ndocs));
-        }
-        let mut out = Vec::with_capacity(body.len() + 28);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(&codec::checksum(&body).to_le_bytes());
-        out.extend_from_slice(&body);
-        out
+        wiki_parse::sealed::seal(MAGIC, VERSION, self, &[])
     }
 
     fn decode(bytes: &[u8]) -> Result<Manifest, LoadError> {
-        if bytes.len() < 28 || &bytes[..8] != MAGIC {
-            return Err(LoadError::Corrupt(Corrupt::new(
-                "MANIFEST: not an index manifest",
-            )));
+        let corrupt = |what: String| LoadError::Corrupt(Corrupt::new(format!("MANIFEST: {what}")));
+        let m: Manifest = match wiki_parse::sealed::unseal(bytes, MAGIC, VERSION) {
+            Ok((m, tail, _)) if tail.is_empty() => m,
+            Ok(_) => return Err(corrupt("trailing bytes".into())),
+            Err(SealError::Version(v)) => return Err(LoadError::Version(v)),
+            Err(e) => return Err(corrupt(e.to_string())),
+        };
+        if !m.segments.iter().all(|s| valid_segment_name(s)) {
+            return Err(corrupt("bad segment name".into()));
         }
-        let mut r = Reader::new(&bytes[8..]);
-        let version = r.u32().map_err(LoadError::Corrupt)?;
-        if version != VERSION {
-            return Err(LoadError::Version(version));
+        if m.entries
+            .iter()
+            .any(|e| e.seg != NONE && e.seg as usize >= m.segments.len())
+        {
+            return Err(corrupt("entry refers to a missing segment".into()));
         }
-        let len = r.u64().map_err(LoadError::Corrupt)?;
-        let sum = r.u64().map_err(LoadError::Corrupt)?;
-        let body = &bytes[28..];
-        if body.len() as u64 != len || codec::checksum(body) != sum {
-            return Err(LoadError::Corrupt(Corrupt::new(
-                "MANIFEST: checksum mismatch",
-            )));
+        if m.entries.windows(2).any(|w| w[0].path >= w[1].path) {
+            return Err(corrupt("entries out of order".into()));
         }
-        let c = LoadError::Corrupt;
-        let mut r = Reader::new(body);
-        let nseg = r.len(1 << 16).map_err(c)?;
-        let mut segments = Vec::with_capacity(nseg);
-        for _ in 0..nseg {
-            let name = r.str().map_err(c)?;
-            if !valid_segment_name(name) {
-                return Err(c(Corrupt::new("MANIFEST: bad segment name")));
-            }
-            segments.push(name.to_string());
-        }
-        let live_docs = r.varint().map_err(c)?;
-        let mut sum_lens = [0u64; FIELDS];
-        for l in sum_lens.iter_mut() {
-            *l = r.varint().map_err(c)?;
-        }
-        let n = r.len(body.len()).map_err(c)?;
-        let mut entries = Vec::with_capacity(n);
-        for _ in 0..n {
-            let path = r.str().map_err(c)?.to_string();
-            let size = r.varint().map_err(c)?;
-            let mtime_ns = r.ivarint().map_err(c)?;
-            let ctime_ns = r.ivarint().map_err(c)?;
-            let checked_ns = r.ivarint().map_err(c)?;
-            let blob = r.oid().map_err(c)?;
-            let seg = r.len(u32::MAX as usize).map_err(c)? as u32;
-            let doc = r.len(u32::MAX as usize).map_err(c)? as u32;
-            let ndocs = r.len(u32::MAX as usize).map_err(c)? as u32;
-            if seg != NONE && seg as usize >= segments.len() {
-                return Err(c(Corrupt::new(
-                    "MANIFEST: entry refers to a missing segment",
-                )));
-            }
-            entries.push(Entry {
-                path,
-                size,
-                mtime_ns,
-                ctime_ns,
-                checked_ns,
-                blob,
-                seg,
-                doc,
-                ndocs,
-            });
-        }
-        if !r.is_empty() {
-            return Err(c(Corrupt::new("MANIFEST: trailing bytes")));
-        }
-        if entries.windows(2).any(|w| w[0].path >= w[1].path) {
-            return Err(c(Corrupt::new("MANIFEST: entries out of order")));
-        }
-        Ok(Manifest {
-            segments,
-            entries,
-            live_docs,
-            sum_lens,
-        })
+        Ok(m)
     }
 }
 
@@ -684,6 +605,15 @@ struct Plan {
 
 /// `forced`: paths (sorted) known to have changed (the search server's file events), checked
 /// even when their stat data agrees with the manifest.
+/// Whether an index with `manifest` covers exactly the pages of `files` (a listing of its
+/// source): the test of the refresh's lock-free fast path, racily clean entries counting as
+/// changed. A process that keeps an index between requests ([`crate::resident`]) uses it as is
+/// only then.
+pub fn is_current(manifest: &Manifest, files: &[SourceFile]) -> bool {
+    let p = plan(files, manifest, &[]);
+    p.check.is_empty() && p.removed == 0
+}
+
 fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
     let mut check = Vec::new();
     let mut old = Vec::with_capacity(files.len());
@@ -1081,29 +1011,7 @@ fn update(
     }
     report.tokenized = to_build.len();
     if !to_build.is_empty() {
-        let built: Vec<Vec<IndexDoc>> = to_build
-            .par_iter()
-            .map(|(ei, bytes, blob)| source.docs(&entries[*ei].path, bytes, *blob))
-            .collect();
-        let mut docs: Vec<IndexDoc> = Vec::new();
-        let seg_no = segs.len() as u32;
-        for ((ei, _, _), ds) in to_build.iter().zip(built) {
-            let e = &mut entries[*ei];
-            if !ds.is_empty() {
-                e.seg = seg_no;
-                e.doc = docs.len() as u32;
-                e.ndocs = ds.len() as u32;
-                docs.extend(ds);
-            }
-        }
-        if !docs.is_empty() {
-            let name = format!("seg-{}.bin", unique());
-            let path = dir.join(&name);
-            segment::write(&path, &docs).map_err(|e| crate::Error::Io(path.clone(), e))?;
-            segs.push(
-                Segment::open(&path).map_err(|e| crate::Error::Corrupt(path, e.to_string()))?,
-            );
-        }
+        build_segment(dir, source, &to_build, &mut entries, &mut segs)?;
     }
     let mut names: Vec<String> = segs
         .iter()
@@ -1124,42 +1032,9 @@ fn update(
         names = vec![name];
         report.compacted = true;
     } else {
-        let used: Vec<bool> = (0..segs.len())
-            .map(|s| entries.iter().any(|e| e.seg as usize == s))
-            .collect();
-        if used.iter().any(|u| !u) {
-            let mut remap = vec![NONE; segs.len()];
-            let mut kept_segs = Vec::new();
-            let mut kept_names = Vec::new();
-            for (i, (s, n)) in segs.into_iter().zip(names).enumerate() {
-                if used[i] {
-                    remap[i] = kept_segs.len() as u32;
-                    kept_segs.push(s);
-                    kept_names.push(n);
-                }
-            }
-            for e in entries.iter_mut() {
-                if e.seg != NONE {
-                    e.seg = remap[e.seg as usize];
-                }
-            }
-            segs = kept_segs;
-            names = kept_names;
-        }
+        (segs, names) = drop_unused_segments(segs, names, &mut entries);
     }
-    let mut sum_lens = [0u64; FIELDS];
-    let mut live_docs = 0u64;
-    for e in &entries {
-        if e.seg != NONE {
-            let s = &segs[e.seg as usize];
-            for d in e.doc..e.doc + e.ndocs {
-                for (acc, l) in sum_lens.iter_mut().zip(s.lens(d)) {
-                    *acc += u64::from(l);
-                }
-                live_docs += 1;
-            }
-        }
-    }
+    let (live_docs, sum_lens) = corpus_stats(&entries, &segs);
     let m = Manifest {
         segments: names,
         entries,
@@ -1167,6 +1042,85 @@ fn update(
         sum_lens,
     };
     Ok((m, segs, report))
+}
+
+/// Tokenise the files of `to_build` (entry index, bytes, blob id) in parallel into a new
+/// segment, pointing their entries at it.
+fn build_segment(
+    dir: &Path,
+    source: &dyn Source,
+    to_build: &[(usize, Vec<u8>, [u8; 20])],
+    entries: &mut [Entry],
+    segs: &mut Vec<Segment>,
+) -> Result<(), crate::Error> {
+    let built: Vec<Vec<IndexDoc>> = to_build
+        .par_iter()
+        .map(|(ei, bytes, blob)| source.docs(&entries[*ei].path, bytes, *blob))
+        .collect();
+    let mut docs: Vec<IndexDoc> = Vec::new();
+    let seg_no = segs.len() as u32;
+    for ((ei, _, _), ds) in to_build.iter().zip(built) {
+        let e = &mut entries[*ei];
+        if !ds.is_empty() {
+            e.seg = seg_no;
+            e.doc = docs.len() as u32;
+            e.ndocs = ds.len() as u32;
+            docs.extend(ds);
+        }
+    }
+    if !docs.is_empty() {
+        let name = format!("seg-{}.bin", unique());
+        let path = dir.join(&name);
+        segment::write(&path, &docs).map_err(|e| crate::Error::Io(path.clone(), e))?;
+        segs.push(Segment::open(&path).map_err(|e| crate::Error::Corrupt(path, e.to_string()))?);
+    }
+    Ok(())
+}
+
+/// The segments (and their names) that still hold a live document, the entries renumbered.
+fn drop_unused_segments(
+    segs: Vec<Segment>,
+    names: Vec<String>,
+    entries: &mut [Entry],
+) -> (Vec<Segment>, Vec<String>) {
+    let used: Vec<bool> = (0..segs.len())
+        .map(|s| entries.iter().any(|e| e.seg as usize == s))
+        .collect();
+    if used.iter().all(|u| *u) {
+        return (segs, names);
+    }
+    let mut remap = vec![NONE; segs.len()];
+    let mut kept_segs = Vec::new();
+    let mut kept_names = Vec::new();
+    for (i, (s, n)) in segs.into_iter().zip(names).enumerate() {
+        if used[i] {
+            remap[i] = kept_segs.len() as u32;
+            kept_segs.push(s);
+            kept_names.push(n);
+        }
+    }
+    for e in entries.iter_mut() {
+        if e.seg != NONE {
+            e.seg = remap[e.seg as usize];
+        }
+    }
+    (kept_segs, kept_names)
+}
+
+/// Live documents and the sum of their field lengths.
+fn corpus_stats(entries: &[Entry], segs: &[Segment]) -> (u64, [u64; FIELDS]) {
+    let mut sum_lens = [0u64; FIELDS];
+    let mut live_docs = 0u64;
+    for e in entries.iter().filter(|e| e.seg != NONE) {
+        let s = &segs[e.seg as usize];
+        for d in e.doc..e.doc + e.ndocs {
+            for (acc, l) in sum_lens.iter_mut().zip(s.lens(d)) {
+                *acc += u64::from(l);
+            }
+            live_docs += 1;
+        }
+    }
+    (live_docs, sum_lens)
 }
 
 fn reuse_map(segs: &[Segment]) -> Result<HashMap<DocKey, (u32, u32, u32)>, crate::Error> {

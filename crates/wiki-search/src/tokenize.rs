@@ -69,29 +69,27 @@ fn is_extra_mark(c: char) -> bool {
     matches!(c as u32, 0x0591..=0x05C7 | 0x0610..=0x061A | 0x064B..=0x065F | 0x0E31..=0x0E4E)
 }
 
-/// The light English plural stemmer (Harman's "S" stemmer) applied to ASCII words longer than
-/// three letters: `-ies` → `-y`, `-es` → `-e`, `-s` → `` (except `-ss`, `-us`, `-is`, and the
-/// `-aies`/`-eies`/`-aes`/`-ees`/`-oes` forms).
-pub fn stem(word: &str) -> &str {
+/// The Snowball (Porter 2) English stemmer, applied to plain ASCII words of three letters or
+/// more: `running` → `run`, `containers` → `contain`, `policies` → `polici`. Other words (digits,
+/// other scripts) are kept as they are.
+pub fn stem(word: &str) -> std::borrow::Cow<'_, str> {
+    use std::sync::OnceLock;
+    static EN: OnceLock<rust_stemmers::Stemmer> = OnceLock::new();
     let b = word.as_bytes();
-    if b.len() <= 3 || !b.iter().all(u8::is_ascii_lowercase) {
-        return word;
+    if b.len() < 3 || !b.iter().all(u8::is_ascii_lowercase) {
+        return std::borrow::Cow::Borrowed(word);
     }
-    if word.ends_with("ies") && !word.ends_with("eies") && !word.ends_with("aies") {
-        // "ies" → "y" cannot be expressed as a slice; keep "i" (consistent on both sides).
-        return &word[..word.len() - 2];
-    }
-    if word.ends_with("es")
-        && !(word.ends_with("aes") || word.ends_with("ees") || word.ends_with("oes"))
-    {
-        return &word[..word.len() - 1];
-    }
-    if word.ends_with('s')
-        && !(word.ends_with("ss") || word.ends_with("us") || word.ends_with("is"))
-    {
-        return &word[..word.len() - 1];
-    }
-    word
+    EN.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(word)
+}
+
+/// The index term standing for the exact (unstemmed) form of a word whose stem differs from it:
+/// the word after `=`, a character no other term contains.
+pub fn exact_term(word: &str) -> String {
+    let mut t = String::with_capacity(word.len() + 1);
+    t.push('=');
+    t.push_str(word);
+    t
 }
 
 /// English function words that do not count towards query coverage (the route-question stop list
@@ -194,6 +192,9 @@ pub enum TermKind {
     Compound,
     /// A CJK bigram or single character.
     Cjk,
+    /// The exact form of a word whose stem differs ([`exact_term`]); it adds weight to pages
+    /// that use the word as written, and does not count in field lengths.
+    Exact,
 }
 
 /// Call `emit(term, kind, stop)` for every term of `text` (already folded or not: it is folded
@@ -273,7 +274,11 @@ pub fn for_each_folded_term(folded: &str, index: bool, mut emit: impl FnMut(&str
                 parts += 1;
                 if part.chars().count() >= 2 {
                     let stop = is_stop_word(&part);
-                    emit(stem(&part), TermKind::Word, stop);
+                    let stemmed = stem(&part);
+                    emit(stemmed.as_ref(), TermKind::Word, stop);
+                    if stemmed.as_ref() != part.as_str() {
+                        emit(&exact_term(&part), TermKind::Exact, stop);
+                    }
                 }
             } else {
                 j += 1;
@@ -366,7 +371,8 @@ mod tests {
                 "05",
                 "2026-04-05",
                 "in",
-                "source",
+                "sourc",
+                "=sources",
                 "alpha",
                 "md",
                 "sources/alpha.md"
@@ -375,13 +381,36 @@ mod tests {
     }
 
     #[test]
-    fn plural_stemming() {
+    fn snowball_stemming() {
         assert_eq!(stem("backups"), "backup");
         assert_eq!(stem("policies"), "polici");
-        assert_eq!(stem("policy"), "policy");
+        assert_eq!(stem("policy"), "polici");
+        assert_eq!(stem("running"), "run");
+        assert_eq!(stem("containers"), "contain");
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("uses"), "use");
+        assert_eq!(stem("v2"), "v2");
+        assert_eq!(stem("Résumé"), "Résumé");
+    }
+
+    #[test]
+    fn exact_forms_beside_stems() {
+        let q: Vec<(String, TermKind)> = query_terms("extracting archives")
+            .into_iter()
+            .map(|t| (t.term, t.kind))
+            .collect();
+        assert_eq!(
+            q,
+            vec![
+                ("extract".into(), TermKind::Word),
+                ("=extracting".into(), TermKind::Exact),
+                ("archiv".into(), TermKind::Word),
+                ("=archives".into(), TermKind::Exact)
+            ]
+        );
+        // A word that is its own stem has no exact term.
+        assert_eq!(index_terms("tar"), vec!["tar"]);
     }
 
     #[test]
@@ -415,8 +444,10 @@ mod tests {
                 ("can", true),
                 ("help", true),
                 ("with", true),
-                ("postgre", false),
-                ("tuning", false)
+                ("postgr", false),
+                ("=postgres", false),
+                ("tune", false),
+                ("=tuning", false)
             ]
         );
     }

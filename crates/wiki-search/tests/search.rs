@@ -126,6 +126,55 @@ fn routing_vault() -> Vault {
 }
 
 #[test]
+fn stems_exact_forms_question_words_and_page_names() {
+    let v = vault();
+    v.write(
+        "concepts/tar.md",
+        page(
+            &["title: tar"],
+            "# tar\n\nExtract an archive into the current directory:\n\n`tar xf source.tar`\n",
+        ),
+    );
+    v.write(
+        "concepts/git-get-tar-commit-id.md",
+        page(
+            &["title: git get-tar-commit-id"],
+            "# git get-tar-commit-id\n\nGet the commit ID out of a tar archive made by git archive.\n",
+        ),
+    );
+    v.write(
+        "concepts/unzip.md",
+        page(
+            &["title: unzip"],
+            "# unzip\n\nExtracting files from zip archives:\n",
+        ),
+    );
+    // Question words do not count; `tar` is a page's name.
+    assert_eq!(
+        search_paths(&v, &["how do I extract a tar archive"]),
+        [
+            "concepts/tar.md",
+            "concepts/git-get-tar-commit-id.md",
+            "concepts/unzip.md"
+        ]
+    );
+    // Stems: `extracting` finds `Extract`; the page with the word as written comes first.
+    assert_eq!(
+        search_paths(&v, &["extracting"]),
+        ["concepts/unzip.md", "concepts/tar.md"]
+    );
+    // `archives` finds `archive` and `archives`.
+    assert_eq!(
+        search_paths(&v, &["archives"]),
+        [
+            "concepts/unzip.md",
+            "concepts/git-get-tar-commit-id.md",
+            "concepts/tar.md"
+        ]
+    );
+}
+
+#[test]
 fn each_mode_orders_the_fixture() {
     let v = routing_vault();
     let q = "postgres tuning";
@@ -483,7 +532,7 @@ fn cjk_queries_find_tldr_pages() {
 }
 
 fn index_report(v: &Vault) -> Value {
-    let run = v.run("wiki", &["index"]);
+    let run = v.run("wiki", &["index", "--format", "jsonl"]);
     run.expect_code(0);
     run.jsonl().remove(0)
 }
@@ -782,7 +831,7 @@ fn corrupt_or_old_index_is_rebuilt() {
     run.expect_code(0);
     assert!(run.stderr.contains("rebuilding"), "{}", run.stderr);
     // Forced rebuild.
-    let run = v.run("wiki", &["index", "--rebuild"]);
+    let run = v.run("wiki", &["index", "--rebuild", "--format", "jsonl"]);
     run.expect_code(0);
     assert_eq!(run.jsonl()[0]["rebuilt"], "requested");
 }
@@ -838,7 +887,7 @@ fn memory_ws(v: &Vault) -> PathBuf {
 }
 
 #[test]
-fn memory_decay_orders_today_above_old_notes() {
+fn memory_recency_orders_today_above_old_notes() {
     let v = vault();
     let ws = memory_ws(&v);
     let text = "Deploy checklist: drain the gateway, then rotate the tokens.\n";
@@ -871,11 +920,11 @@ fn memory_decay_orders_today_above_old_notes() {
     };
     let today = score("memory/2026-04-05.md");
     let old = score("memory/2026-02-04-ops.md");
-    // 60 days at a 30-day half-life: a quarter.
-    assert!((old / today - 0.25).abs() < 0.01, "{today} {old}");
+    // 60 days: the decaying 30% of the score is at a quarter, 0.7 + 0.3 × 0.25.
+    assert!((old / today - 0.775).abs() < 0.01, "{today} {old}");
     // MEMORY.md is evergreen: not decayed (its chunk has an extra heading line, so compare
     // against the decayed note only).
-    assert!(score("MEMORY.md") > old * 3.0);
+    assert!(score("MEMORY.md") > old);
     assert_eq!(recs[0]["kind"], "memory");
     assert_eq!(recs[0]["memorySource"], "memory");
     assert_eq!(recs[0]["startLine"], 1);
@@ -896,6 +945,65 @@ fn memory_decay_orders_today_above_old_notes() {
             .contains("(memory/memory)\nPath: memory/2026-04-05.md\nLines: 1-1\n"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn memory_recency_from_the_openclaw_config() {
+    let v = vault();
+    let ws = memory_ws(&v);
+    let text = "Deploy checklist: drain the gateway, then rotate the tokens.\n";
+    std::fs::write(ws.join("memory/2026-04-05.md"), text).unwrap();
+    std::fs::write(ws.join("memory/2026-02-04-ops.md"), text).unwrap();
+    let ws_s = ws.to_str().unwrap();
+    let config = v.temp().join("openclaw.json");
+    let run_with = |config_text: &str| {
+        std::fs::write(&config, config_text).unwrap();
+        let mut cmd = v.command("wiki-search");
+        cmd.args(["gateway deploy checklist", "--corpus", "memory"])
+            .args(["--memory", ws_s, "--min-score", "0"])
+            .env("OPENCLAW_CONFIG_PATH", &config);
+        wiki_testkit::output(cmd, None)
+    };
+    // Score of the 60-day-old note over today's.
+    let ratio = |config_text: &str| {
+        let run = run_with(config_text);
+        run.expect_code(0);
+        let recs = run.jsonl();
+        let score = |p: &str| {
+            recs.iter()
+                .find(|r| r["path"] == p)
+                .and_then(|r| r["score"].as_f64())
+                .unwrap()
+        };
+        score("memory/2026-02-04-ops.md") / score("memory/2026-04-05.md")
+    };
+    let decay = |inner: &str| {
+        format!(
+            "{{ agents: {{ defaults: {{ memorySearch: {{ query: {{ hybrid: {{ temporalDecay: {{ {inner} }} }} }} }} }} }} }}"
+        )
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 0.005;
+    // No setting: the default blend, 0.7 + 0.3 × 2^(-60/30).
+    let r = ratio("{}");
+    assert!(close(r, 0.775), "{r}");
+    // The original's decay: 2^(-60/30), or 2^(-60/60) with a 60-day half-life.
+    let r = ratio(&decay("enabled: true"));
+    assert!(close(r, 0.25), "{r}");
+    let r = ratio(&decay("enabled: true, halfLifeDays: 60"));
+    assert!(close(r, 0.5), "{r}");
+    // Recency off: same text, same score.
+    let r = ratio(&decay("enabled: false"));
+    assert!(close(r, 1.0), "{r}");
+    // A half-life that is not a positive number is a usage error naming the key.
+    let run = run_with(&decay("enabled: true, halfLifeDays: 0"));
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-search: error: {}: agents.defaults.memorySearch.query.hybrid.temporalDecay.halfLifeDays must be a number above 0 (found 0)\n",
+            config.display()
+        )
     );
 }
 
@@ -980,7 +1088,7 @@ fn memory_importance_chunks_and_corpus_all_balancing() {
 }
 
 /// A workspace where one file matches both query words, one matches one word, and a dated copy
-/// of the first is 90.5 days old (decay 2^(-90.5/30) = 0.1235), among filler notes.
+/// of the first is 90.5 days old (recency 0.7 + 0.3 × 2^(-90.5/30) = 0.7370), among filler notes.
 fn min_score_ws(v: &Vault) -> PathBuf {
     let ws = memory_ws(v);
     let plan = "Zebra quartz rollout plan for the gateway.\n";
@@ -1005,7 +1113,7 @@ const HIT_MEMORY: &str = r#"{"type":"hit","corpus":"memory","path":"MEMORY.md","
 "#;
 const HIT_LOBBY: &str = r#"{"type":"hit","corpus":"memory","path":"memory/lobby.md","title":"lobby","kind":"memory","score":0.3618,"snippet":"Zebra stripes in the lobby mural.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/lobby.md#L1"}
 "#;
-const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.0676,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
+const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.4032,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
 "#;
 
 #[test]
@@ -1014,21 +1122,22 @@ fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
     let ws = min_score_ws(&v);
     let ws_s = ws.to_str().unwrap();
     let args = ["zebra quartz", "--corpus", "memory", "--memory", ws_s];
-    // Default minScore 0.35: the decayed copy (0.547 × 0.1235 = 0.0676) is dropped.
+    // Default minScore 0.35: the old copy (0.547 × 0.7370 = 0.4032) is kept, above the weaker
+    // match of one word.
     let run = search(&v, &args);
     run.expect_code(0);
-    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}"));
-    // --min-score 0 keeps everything.
-    let run = search(&v, &[&args[..], &["--min-score", "0"]].concat());
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_OLD}{HIT_LOBBY}"));
+    // --min-score 0.4 drops the weak match.
+    let run = search(&v, &[&args[..], &["--min-score", "0.4"]].concat());
     run.expect_code(0);
-    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_OLD}"));
     // The cut-off is inclusive.
     let run = search(&v, &[&args[..], &["--min-score", "0.547"]].concat());
     assert_eq!(run.stdout, HIT_MEMORY);
     // Nothing reaches the minimum: the lexical hits are kept (relaxed fallback).
     let run = search(&v, &[&args[..], &["--min-score", "0.99"]].concat());
     run.expect_code(0);
-    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}"));
+    assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_OLD}{HIT_LOBBY}"));
     // Exact path matches score 1 and always pass.
     let run = search(
         &v,
@@ -1064,7 +1173,14 @@ fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
         .iter()
         .map(|h| h["citation"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(citations, ["MEMORY.md#L1", "memory/lobby.md#L1"]);
+    assert_eq!(
+        citations,
+        [
+            "MEMORY.md#L1",
+            "memory/2026-01-05.md#L1",
+            "memory/lobby.md#L1"
+        ]
+    );
     v.write(
         "concepts/zebra.md",
         page(
@@ -1108,7 +1224,7 @@ fn memory_min_score_from_the_openclaw_config() {
     // The flag wins over the config.
     assert_eq!(
         run_with(defaults, &["--min-score", "0"]).stdout,
-        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+        format!("{HIT_MEMORY}{HIT_OLD}{HIT_LOBBY}")
     );
     // A per-agent value wins over the defaults (agent branch `agents/ops`).
     v.commit_all("init");
@@ -1117,7 +1233,7 @@ fn memory_min_score_from_the_openclaw_config() {
                      list: [{ id: 'Ops', memorySearch: { query: { minScore: 0 } } }] } }";
     assert_eq!(
         run_with(per_agent, &["--agent", "ops"]).stdout,
-        format!("{HIT_MEMORY}{HIT_LOBBY}{HIT_OLD}")
+        format!("{HIT_MEMORY}{HIT_OLD}{HIT_LOBBY}")
     );
     assert_eq!(run_with(per_agent, &[]).stdout, HIT_MEMORY);
     // A value that is not a score is a usage error naming the key.
@@ -1225,8 +1341,10 @@ fn get_by_claim_id_after_compile() {
             "2026-04-01T00:00:00.000Z",
         ),
     );
-    // Before a compile there is no claims cache: the claim id is unknown.
-    v.run("wiki", &["get", "claim.alpha.db"]).expect_code(1);
+    // Before a compile there is no claims cache: the claim is found in the pages themselves.
+    let r = v.run("wiki", &["get", "claim.alpha.db", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["path"], "entities/alpha.md");
     // claims.jsonl as written by compile (reference §4.6).
     v.write(
         ".openclaw-wiki/cache/claims.jsonl",
@@ -1373,4 +1491,78 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), &dest).unwrap();
         }
     }
+}
+
+/// Issue 28, defect 4: the claims cache is a derived file, believed only once the page it names
+/// is seen to hold the claim. Truncated, garbage, missing or altered, `wiki get` still answers
+/// from the pages, and `wiki compile --check` reports a cache that is there but damaged (not a
+/// missing one: a fresh clone has none).
+#[test]
+fn get_by_claim_id_checks_the_claims_cache() {
+    let v = vault();
+    v.write("sources/alpha.md", source_page());
+    v.write(
+        "entities/alpha.md",
+        claim_page(
+            "entity.alpha",
+            "Alpha",
+            "supported",
+            0.9,
+            "2026-04-01T00:00:00.000Z",
+        ),
+    );
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "pages"]);
+    v.run("wiki", &["compile"]).expect_code(0);
+    let cache = ".openclaw-wiki/cache/claims.jsonl";
+    let good = v.read(cache);
+    assert!(
+        good.contains("\"pagePath\":\"entities/alpha.md\""),
+        "{good}"
+    );
+    let get = |v: &Vault| {
+        let r = v.run("wiki", &["get", "claim.alpha.db", "--json"]);
+        r.expect_code(0);
+        r.json()["path"].as_str().unwrap_or_default().to_string()
+    };
+    let altered = good.replace("entities/alpha.md", "sources/alpha.md");
+    for damaged in [
+        String::new(),
+        "garbage \u{1} not json\n".to_string(),
+        good[..good.len() / 2].to_string(),
+        altered,
+    ] {
+        v.write(cache, &damaged);
+        assert_eq!(get(&v), "entities/alpha.md", "cache: {damaged:?}");
+        let check = v.run("wiki", &["compile", "--check"]);
+        assert_eq!(check.code, 1, "cache {damaged:?}: {}", check.stderr);
+        assert_eq!(check.stdout, format!("{cache}\n"));
+    }
+    std::fs::remove_file(v.path(cache)).unwrap();
+    assert_eq!(get(&v), "entities/alpha.md");
+    v.run("wiki", &["compile", "--check"]).expect_code(0);
+    // `wiki compile` writes it back.
+    v.run("wiki", &["compile"]).expect_code(0);
+    assert_eq!(v.read(cache), good);
+}
+
+/// Issue 28, defect 5: a compiled cache larger than such a file can be (here a sparse 2 GiB
+/// `agent-digest.json`) is treated as stale, never read into memory: compile rewrites it.
+#[test]
+fn an_oversized_compiled_cache_is_rewritten_not_read() {
+    let v = vault();
+    v.write("sources/alpha.md", source_page());
+    v.git(&["add", "-A"]);
+    v.git(&["commit", "-q", "-m", "pages"]);
+    v.run("wiki", &["compile"]).expect_code(0);
+    let digest = ".openclaw-wiki/cache/agent-digest.json";
+    let good = v.read(digest);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(v.path(digest))
+        .unwrap();
+    file.set_len(2 * 1024 * 1024 * 1024).unwrap();
+    drop(file);
+    v.run("wiki", &["compile"]).expect_code(0);
+    assert_eq!(v.read(digest), good);
 }

@@ -230,6 +230,12 @@ pub fn snapshot(digest: &[u8]) -> Vec<String> {
 /// The digest of the view `agent` reads: `.openclaw-wiki/cache/agent-digest.json`, or the
 /// agent's copy under `.openclaw-wiki/cache/agents/<ID>/` when its branch is not checked out.
 pub fn read_digest(vault: &Path, agent: Option<&str>) -> Option<Vec<u8>> {
+    read_cache(vault, agent, wiki_parse::layout::AGENT_DIGEST_PATH)
+}
+
+/// A compiled cache file (`rel`: [`wiki_parse::layout::AGENT_DIGEST_PATH`] or `CLAIMS_PATH`) of
+/// the view `agent` reads (see [`read_digest`]).
+pub fn read_cache(vault: &Path, agent: Option<&str>, rel: &str) -> Option<Vec<u8>> {
     let detached_agent = match agent {
         None => None,
         Some(id) => match wiki_search::resolve_view(vault, Some(id)) {
@@ -237,8 +243,7 @@ pub fn read_digest(vault: &Path, agent: Option<&str>) -> Option<Vec<u8>> {
             _ => None,
         },
     };
-    let rel =
-        wiki_parse::layout::cache_location(wiki_parse::layout::AGENT_DIGEST_PATH, detached_agent);
+    let rel = wiki_parse::layout::cache_location(rel, detached_agent);
     std::fs::read(vault.join(rel)).ok()
 }
 

@@ -48,6 +48,12 @@ pub fn commands() -> Vec<wiki_cli::Subcommand> {
             cmd::obsidian::run
         ),
         wiki_cli::subcommand!(
+            "list",
+            "List the pages of the compiled digest: by kind, stale, contested, low confidence",
+            cmd::list::Args,
+            cmd::list::run
+        ),
+        wiki_cli::subcommand!(
             "config",
             "Show the effective OpenClaw config and where each value came from",
             cmd::config::Args,

@@ -1,7 +1,7 @@
 //! Writing commits: tree building, compare-and-swap ref updates, human-edit protection, work tree
 //! and index maintenance, crash journal and roll-forward.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -12,7 +12,7 @@ use crate::env::{self, Role};
 use crate::error::GitResultExt;
 use crate::journal::{self, Journal};
 use crate::read::{self, Entry};
-use crate::worktree::{self, Disk, FileWrite, IndexUpdate, StatFrom};
+use crate::worktree::{self, Checked, Disk, FileWrite, IndexUpdate, StatFrom};
 use crate::{
     CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
     message, paths, trace,
@@ -53,6 +53,9 @@ struct Built<'a> {
     /// Changed vault paths with their new blob id, executable bit and bytes (`None` = deleted).
     changed: Vec<(&'a str, NewFile<'a>)>,
 }
+
+/// Paths of a change set edited by hand, with what the disk holds.
+type HumanEdits<'r> = Vec<(&'r str, Disk)>;
 
 /// Signatures for one commit.
 struct Signatures {
@@ -246,12 +249,14 @@ impl Store {
         let mut tip_tree = tip.map(|t| read::commit_tree(&repo, t)).transpose()?;
         let mut outcome = CommitOutcome::default();
 
+        let mut checked = HashMap::new();
         if target.checked_out {
             // The directories here, each file while reading it (`human_edits`).
             worktree::PathChecker::default()
                 .check_parents(&self.vault_dir, req.changes.iter().map(|c| c.path.as_str()))?;
             trace::mark("check directories");
-            let human = self.human_edits(&repo, tip_tree, req)?;
+            let (human, checks) = self.human_edits(&repo, tip_tree, req)?;
+            checked = checks;
             trace::mark("read work tree (human edits)");
             if !human.is_empty() {
                 let op = req
@@ -296,7 +301,7 @@ impl Store {
                         &target,
                         tip,
                         &built,
-                        false,
+                        None,
                         &reflog,
                         &sigs,
                         Stop::Never,
@@ -329,7 +334,16 @@ impl Store {
             if tip.is_none() { " (initial)" } else { "" },
             message::subject_of(&msg)
         );
-        self.publish(&repo, &target, tip, &built, true, &reflog, &sigs, stop)?;
+        outcome.kept = self.publish(
+            &repo,
+            &target,
+            tip,
+            &built,
+            Some(&checked),
+            &reflog,
+            &sigs,
+            stop,
+        )?;
         outcome.commit = Some(built.commit);
         if stop == Stop::Never {
             match self.auto_pack(&repo) {
@@ -347,13 +361,17 @@ impl Store {
         Ok(outcome)
     }
 
-    /// Paths of the change set whose work-tree file differs from the tip (with what is on disk).
+    /// Paths of the change set whose work-tree file differs from the tip (with what is on disk),
+    /// and what every file of the change set holds now ([`Checked`]: the writes check it again
+    /// right before replacing each file). A file that no longer holds what the caller read
+    /// ([`CommitRequest::read`]), or that changes while it is read, is
+    /// [`Error::ChangedOnDisk`].
     fn human_edits<'r>(
         &self,
         repo: &gix::Repository,
         tip_tree: Option<ObjectId>,
         req: &'r CommitRequest<'_>,
-    ) -> Result<Vec<(&'r str, Disk)>> {
+    ) -> Result<(HumanEdits<'r>, HashMap<&'r str, Checked>)> {
         let mut tree = tip_tree.map(|t| read::TreeLookup::new(repo, t));
         let mut work = Vec::with_capacity(req.changes.len());
         for change in req.changes {
@@ -372,23 +390,50 @@ impl Store {
         };
         let vault_dir = self.vault_dir.as_path();
         let disks = worktree::par_map(&work, |(change, repo_path, committed)| {
+            let full = vault_dir.join(&change.path);
             if let (Some(index), Some(id)) = (&index, committed)
-                && let Ok(meta) =
-                    gix::index::fs::Metadata::from_path_no_follow(&vault_dir.join(&change.path))
+                && let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&full)
                 && index.vouches(repo_path, &meta, *id)
             {
-                return Ok(None);
+                let checked = Checked {
+                    id: Some(*id),
+                    stat: gix::index::entry::Stat::from_fs(&meta).ok(),
+                };
+                return Ok((None, checked));
             }
+            let before = Checked::of(&full, None).stat;
             let disk = worktree::read_disk(vault_dir, &change.path)?;
-            Ok((disk.id() != *committed).then_some(disk))
+            let checked = Checked {
+                id: disk.id(),
+                stat: Checked::of(&full, None).stat,
+            };
+            if checked.stat != before {
+                // Being written right now.
+                return Err(Error::ChangedOnDisk {
+                    path: change.path.clone(),
+                });
+            }
+            Ok(((checked.id != *committed).then_some(disk), checked))
         });
         let mut out = Vec::new();
+        let mut checks = HashMap::with_capacity(work.len());
         for ((change, _, _), disk) in work.iter().zip(disks) {
-            if let Some(disk) = disk? {
-                out.push((change.path.as_str(), disk));
+            let (disk, checked) = disk?;
+            let path = change.path.as_str();
+            if let Some(read) = req.read
+                && let Some(expected) = read.get(path)
+                && *expected != checked.id
+            {
+                return Err(Error::ChangedOnDisk {
+                    path: path.to_string(),
+                });
             }
+            if let Some(disk) = disk {
+                out.push((path, disk));
+            }
+            checks.insert(path, checked);
         }
-        Ok(out)
+        Ok((out, checks))
     }
 
     /// Write blobs, tree and commit object for `planned` on top of `tip`; `None` when nothing
@@ -540,11 +585,27 @@ impl Store {
         target: &ResolvedTarget,
         parent: Option<ObjectId>,
         built: &Built<'_>,
-        write_files: bool,
+        write_files: Option<&HashMap<&str, Checked>>,
         reflog: &str,
         sigs: &Signatures,
         stop: Stop,
-    ) -> Result<()> {
+    ) -> Result<Vec<String>> {
+        if target.checked_out
+            && let Some(checked) = write_files
+        {
+            // The last look before the ref moves: a hand edit made while the commit was built
+            // sends the caller back to read it.
+            for (path, _) in &built.changed {
+                if checked
+                    .get(path)
+                    .is_some_and(|c| !c.holds(&self.vault_dir.join(path)))
+                {
+                    return Err(Error::ChangedOnDisk {
+                        path: path.to_string(),
+                    });
+                }
+            }
+        }
         if target.checked_out {
             let paths = built.changed.iter().map(|(p, _)| p.to_string()).collect();
             journal::write(
@@ -567,24 +628,32 @@ impl Store {
             return Err(e);
         }
         if stop == Stop::AfterRefUpdate || !target.checked_out {
-            return Ok(());
+            return Ok(Vec::new());
         }
+        let checked = write_files.map(|c| |path: &str| c.get(path));
         // Deletions first (they may remove directories left empty, which a write below then
         // recreates), then every write at once (see `worktree::write_files`).
         let mut writes = Vec::new();
+        let mut kept = Vec::new();
         for (path, new) in &built.changed {
             match new {
                 Some((_, exec, bytes)) => writes.push(FileWrite {
                     path,
                     bytes,
                     exec: *exec,
+                    checked: checked.and_then(|c| c(path)),
                 }),
-                None if write_files => worktree::remove(&self.vault_dir, path)?,
-                None => {}
+                None => match checked.map(|c| c(path)) {
+                    None => {}
+                    Some(Some(c)) if !c.holds(&self.vault_dir.join(path)) => {
+                        kept.push(path.to_string())
+                    }
+                    Some(_) => worktree::remove(&self.vault_dir, path)?,
+                },
             }
         }
         trace::mark("move ref and delete files");
-        let written = if write_files {
+        let written = if write_files.is_some() {
             Some(worktree::write_files(&self.vault_dir, &writes)?)
         } else {
             None
@@ -593,20 +662,28 @@ impl Store {
         let mut updates = Vec::with_capacity(built.changed.len());
         for (path, new) in &built.changed {
             let repo_path = self.repo_path(path);
-            let entry = new.map(|(id, exec, _)| {
-                let stat = match stats.next() {
-                    Some(stat) => StatFrom::Known(stat),
+            let stat = match new {
+                Some(_) => match stats.next() {
+                    Some(Some(stat)) => StatFrom::Known(stat),
+                    // Left alone for a hand edit: zero stat data makes git re-hash the file
+                    // and show the edit.
+                    Some(None) => {
+                        kept.push(path.to_string());
+                        StatFrom::Zero
+                    }
                     // Not written by us: the disk already holds this content.
                     None => StatFrom::Path(self.vault_dir.join(path)),
-                };
-                (id, exec, stat)
-            });
+                },
+                None => StatFrom::Zero,
+            };
+            let entry = new.map(|(id, exec, _)| (id, exec, stat));
             updates.push(IndexUpdate { repo_path, entry });
         }
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)?;
         trace::mark("update index");
-        Ok(())
+        kept.sort();
+        Ok(kept)
     }
 
     /// Called by `open`: roll a journal forward if one exists and nobody holds the lock.
@@ -729,11 +806,12 @@ impl Store {
                 path,
                 bytes: data,
                 exec: *exec,
+                checked: None,
             })
             .collect();
         let stats = worktree::write_files(&self.vault_dir, &writes)?.stats;
         for ((i, ..), stat) in rewrites.iter().zip(stats) {
-            if let Some((_, _, from)) = &mut updates[*i].entry {
+            if let (Some((_, _, from)), Some(stat)) = (&mut updates[*i].entry, stat) {
                 *from = StatFrom::Known(stat);
             }
         }

@@ -15,6 +15,15 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A file of the change set changed on disk after the command read it (edited by hand
+    /// while the command ran); nothing was written for it.
+    #[error(
+        "{path} changed on disk while this command was writing it (edited by hand?); the edit was left as it is and nothing was written over it: run the command again"
+    )]
+    ChangedOnDisk {
+        /// The vault path.
+        path: String,
+    },
     /// No git repository was found at or above the vault directory.
     #[error("no git repository found at or above {path}")]
     NotARepository {
@@ -182,9 +191,10 @@ pub enum Error {
 }
 
 impl Error {
-    /// `true` for [`Error::Conflict`]: the caller may re-read and retry.
+    /// `true` for [`Error::Conflict`] and [`Error::ChangedOnDisk`]: the caller may re-read and
+    /// retry.
     pub fn is_conflict(&self) -> bool {
-        matches!(self, Error::Conflict { .. })
+        matches!(self, Error::Conflict { .. } | Error::ChangedOnDisk { .. })
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

@@ -262,7 +262,17 @@ pub struct CommitRequest<'a> {
     /// For a [`Target::Branch`] that does not exist yet: the revision to start it from
     /// (`None` = the current `HEAD` commit).
     pub create_from: Option<String>,
+    /// What the caller read of the checked-out work tree to compute `changes`: the blob id of
+    /// the bytes it read per path (`None`: no file). A path of `changes` whose file no longer
+    /// holds them (edited by hand meanwhile) fails the commit with
+    /// [`Error::ChangedOnDisk`] before the tool commit is made, so that the caller computes
+    /// the change again from the new bytes. Paths it does not list are not checked this way.
+    pub read: Option<&'a ReadState>,
 }
+
+/// The blob id of each work-tree file a command read (`None`: the file did not exist); see
+/// [`CommitRequest::read`].
+pub type ReadState = std::collections::HashMap<String, Option<ObjectId>>;
 
 impl<'a> CommitRequest<'a> {
     /// A request for `changes` on `target` with `subject`, no body, no trailers, no expectations.
@@ -275,6 +285,7 @@ impl<'a> CommitRequest<'a> {
             trailers: Vec::new(),
             expected_parent: None,
             create_from: None,
+            read: None,
         }
     }
 
@@ -304,6 +315,12 @@ pub struct CommitOutcome {
     pub pack_error: Option<String>,
     /// The process id of the detached packer the commit started (see [`background`]).
     pub pack_detached: Option<u32>,
+    /// Paths of the tool commit whose file changed on disk between the last check and its
+    /// replacement (a hand edit made while the commit was being written): the file was left
+    /// as the person left it, so the edit is not lost; the commit holds the tool's version and
+    /// the index entry makes git see the file as modified. The caller should run its change
+    /// again (its next commit records the hand edit first).
+    pub kept: Vec<String>,
 }
 
 /// Metadata of one commit.

@@ -384,6 +384,57 @@ pub(crate) struct FileWrite<'a> {
     pub bytes: &'a [u8],
     /// Whether the file must be executable.
     pub exec: bool,
+    /// What the file held when the commit checked it: when it holds something else right
+    /// before the rename (a hand edit made meanwhile), it is left alone.
+    pub checked: Option<&'a Checked>,
+}
+
+/// What a work-tree file held when a commit checked it (see [`Checked::holds`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Checked {
+    /// Its blob id (`None`: no file).
+    pub id: Option<ObjectId>,
+    /// Its stat data (`None`: no file).
+    pub stat: Option<gix::index::entry::Stat>,
+}
+
+/// File times this close to now may change again without their stat data showing it (they
+/// are kept at the kernel's clock tick): such a file is compared by content.
+const RACY_SECONDS: u32 = 2;
+
+impl Checked {
+    /// What the file at `full` holds now.
+    pub(crate) fn of(full: &Path, bytes: Option<&[u8]>) -> Checked {
+        Checked {
+            id: bytes.map(blob_id),
+            stat: file_stat(full).ok(),
+        }
+    }
+
+    /// Whether the file at `full` still holds what was checked: the same stat data (unless it
+    /// is recent enough to hide a change), otherwise the same bytes.
+    pub(crate) fn holds(&self, full: &Path) -> bool {
+        let now = file_stat(full).ok();
+        if now == self.stat && !now.is_some_and(is_racy) {
+            return true;
+        }
+        let id = match std::fs::symlink_metadata(full) {
+            Ok(meta) if meta.file_type().is_file() => match std::fs::read(full) {
+                Ok(bytes) => Some(blob_id(&bytes)),
+                Err(_) => return false,
+            },
+            Ok(_) => return false,
+            Err(_) => None,
+        };
+        id == self.id
+    }
+}
+
+fn is_racy(stat: gix::index::entry::Stat) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    u64::from(stat.mtime.secs.max(stat.ctime.secs)) + u64::from(RACY_SECONDS) >= now
 }
 
 /// Distinguishes the temporary files of one process (their names also carry the process id).
@@ -397,7 +448,8 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// crashes are covered by the journal. Existing permissions are kept; new files get 0644 (0755
 /// if `exec`). Missing parent directories are created; symbolic links and non-directories on
 /// the way, and targets that are not regular files, are refused (each distinct directory is
-/// checked once). Returns the stat data of every written file (for its index entry), in order.
+/// checked once). Returns the stat data of every written file (for its index entry), in order;
+/// `None` for a file left alone because it no longer held what [`FileWrite::checked`] says.
 ///
 /// The work runs in two phases, each spread over threads for large batches: all temporary files
 /// are created and written first, then all are renamed. On an error the temporary files not yet renamed are removed and the first error (in `files` order)
@@ -438,11 +490,17 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         .collect();
     let stats = par_map(&jobs, |(f, temp)| {
         let full = vault_dir.join(f.path);
+        // Checked again right before the swap: a hand edit made since the commit's check is
+        // kept, not replaced.
+        if f.checked.is_some_and(|c| !c.holds(&full)) {
+            let _ = std::fs::remove_file(temp);
+            return Ok(None);
+        }
         if let Err(e) = std::fs::rename(temp, &full) {
             let _ = std::fs::remove_file(temp);
             return Err(Error::io(&full, e));
         }
-        file_stat(&full)
+        file_stat(&full).map(Some)
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
@@ -453,8 +511,9 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
 /// What [`write_files`] did.
 #[derive(Debug)]
 pub(crate) struct Written {
-    /// The stat data of every written file, in order.
-    pub(crate) stats: Vec<gix::index::entry::Stat>,
+    /// The stat data of every written file, in order (`None`: left alone, see
+    /// [`FileWrite::checked`]).
+    pub(crate) stats: Vec<Option<gix::index::entry::Stat>>,
 }
 
 /// The temporary file holding `f`'s new content, created next to the target (whose parent
@@ -1095,6 +1154,7 @@ mod tests {
                 path,
                 bytes: path.as_bytes(),
                 exec: *exec,
+                checked: None,
             })
             .collect();
         let stats = write_files(&vault, &writes).expect("write").stats;
@@ -1105,7 +1165,7 @@ mod tests {
                 path.as_bytes()
             );
             let fresh = file_stat(&vault.join(path)).expect("stat");
-            assert_eq!(*stat, fresh, "{path}: stat data of the renamed file");
+            assert_eq!(*stat, Some(fresh), "{path}: stat data of the renamed file");
         }
         assert_eq!(mode_of(&vault.join("private.md")), 0o600);
         assert_eq!(mode_of(&vault.join("tool.sh")), 0o750);
@@ -1132,6 +1192,7 @@ mod tests {
             path: "page.md",
             bytes: b"page\n",
             exec: false,
+            checked: None,
         }];
         write_files(&vault, &writes).expect("write");
         assert_eq!(std::fs::read(vault.join("page.md")).expect("r"), b"page\n");
@@ -1155,11 +1216,13 @@ mod tests {
                     path: "a.md",
                     bytes: b"a2\n",
                     exec: false,
+                    checked: None,
                 },
                 FileWrite {
                     path: bad,
                     bytes: b"x\n",
                     exec: false,
+                    checked: None,
                 },
             ];
             let err = write_files(&vault, &writes).expect_err(bad);

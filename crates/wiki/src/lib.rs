@@ -6,8 +6,10 @@
 //! `--now`) are defined once in [`wiki_cli::GlobalArgs`]; for external commands they are passed
 //! on as environment variables (`WIKI_VAULT`, `WIKI_AGENT`, `WIKI_NOW`, `WIKI_FORMAT`).
 
+pub mod completions;
 pub mod init;
 pub mod man;
+pub mod new;
 pub mod usage;
 
 use wiki_cli::Subcommand;
@@ -20,6 +22,12 @@ pub fn builtin() -> Vec<Subcommand> {
         init::Args,
         init::run
     )];
+    all.push(wiki_cli::subcommand!(
+        "new",
+        "Start a page from its kind's template and commit it",
+        new::Args,
+        new::run
+    ));
     all.extend(wiki_parse::commands());
     all.extend(wiki_digest::commands());
     all.extend(wiki_lint::commands());
@@ -28,6 +36,13 @@ pub fn builtin() -> Vec<Subcommand> {
     all.extend(wiki_import::commands());
     all.extend(wiki_status::commands());
     all.extend(wiki_memory::commands());
+    all.extend(wiki_mcp::commands());
+    all.push(wiki_cli::subcommand!(
+        "completions",
+        "Print the shell completion script (bash, zsh, fish, elvish, powershell)",
+        completions::Args,
+        completions::run
+    ));
     all
 }
 
@@ -58,4 +73,12 @@ pub fn cli() -> clap::Command {
 
 /// The commands that need no vault: `init` creates one; `status`, `doctor` and `config` report
 /// a missing vault as their finding; `parse` reads any directory of Markdown pages.
-pub const WITHOUT_VAULT: &[&str] = &["init", "status", "doctor", "config", "parse", "help"];
+pub const WITHOUT_VAULT: &[&str] = &[
+    "init",
+    "status",
+    "doctor",
+    "config",
+    "parse",
+    "completions",
+    "help",
+];

@@ -20,6 +20,50 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "new",
+        &[
+            (
+                "wiki new entity 'Billing Service'",
+                "Start entities/billing-service.md",
+            ),
+            (
+                "wiki new concept 'Vector search' --id concept.vectors",
+                "A concept page with a chosen id",
+            ),
+        ],
+    ),
+    (
+        "list",
+        &[
+            ("wiki list", "Every page of the compiled digest"),
+            (
+                "wiki list --kind entity --stale",
+                "Entities whose freshness is stale",
+            ),
+            (
+                "wiki list --contested --json",
+                "Pages with contested claims, as JSON",
+            ),
+        ],
+    ),
+    (
+        "completions",
+        &[
+            (
+                "wiki completions bash > ~/.local/share/bash-completion/completions/wiki",
+                "Completions for bash",
+            ),
+            (
+                "wiki completions zsh > ~/.zfunc/_wiki",
+                "Completions for zsh",
+            ),
+            (
+                "wiki completions fish > ~/.config/fish/completions/wiki.fish",
+                "Completions for fish",
+            ),
+        ],
+    ),
+    (
         "parse",
         &[
             (
@@ -277,6 +321,16 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "mcp",
+        &[
+            ("wiki mcp", "Serve the vault to an MCP client on stdio"),
+            (
+                "wiki --agent support mcp --workspace ~/agents/support",
+                "As the agent support: its branch and its memory workspace",
+            ),
+        ],
+    ),
+    (
         "obsidian",
         &[
             (
@@ -346,7 +400,8 @@ pub fn usage_override(command: &str) -> Option<&'static str> {
 
 /// The commands listed by the short usage of `wiki` alone, in that order.
 const COMMON: &[&str] = &[
-    "init", "compile", "lint", "search", "get", "apply", "history", "rollback", "status",
+    "init", "new", "list", "compile", "lint", "search", "get", "apply", "history", "rollback",
+    "status",
 ];
 
 /// The short usage printed (on stderr) by `wiki` without a command.

@@ -4,9 +4,11 @@
 use wiki_testkit::Vault;
 
 /// Split an example command line the way a POSIX shell would for the simple quoting the
-/// examples use (single quotes, no escapes); the part after the last `| ` is the command.
+/// examples use (single quotes, no escapes); the part after the last `| ` and before a `> `
+/// redirection is the command.
 fn shell_words(line: &str) -> Vec<String> {
     let line = line.rsplit("| ").next().unwrap_or(line);
+    let line = line.split(" > ").next().unwrap_or(line);
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quoted = false;
@@ -106,7 +108,7 @@ fn unknown_command_suggests_the_closest() {
     run.expect_code(2);
     assert!(
         run.stderr
-            .ends_with("\n\nThe most similar commands are\n\tlint\n\tinit\n"),
+            .ends_with("\n\nThe most similar commands are\n\tlint\n\tlist\n\tinit\n"),
         "{}",
         run.stderr
     );
@@ -344,4 +346,289 @@ fn recording_hand_edits_is_announced_with_the_files_and_the_commit() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn new_starts_a_page_from_its_template_and_commits_it() {
+    let v = Vault::new();
+    v.run("wiki", &["init"]).expect_code(0);
+    let run = v.run("wiki", &["new", "entity", "Billing Service"]);
+    run.expect_code(0);
+    let head = v.git(&["rev-parse", "--short=7", "HEAD"]);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "Created entities/billing-service.md (entity.billing-service) in commit {}.\n",
+            head.trim()
+        )
+    );
+    assert_eq!(
+        v.read("entities/billing-service.md"),
+        "---\npageType: entity\nid: entity.billing-service\ntitle: Billing Service\nstatus: active\n\
+         createdAt: 2026-04-05T12:00:00.000Z\nupdatedAt: 2026-04-05T12:00:00.000Z\n---\n\n\
+         # Billing Service\n\n## Notes\n<!-- openclaw:human:start -->\n<!-- openclaw:human:end -->\n\n\
+         ## Related\n<!-- openclaw:wiki:related:start -->\n- No related pages yet.\n\
+         <!-- openclaw:wiki:related:end -->\n"
+    );
+    // One commit, with the compiled files; the work tree is clean; the index lists the page.
+    assert_eq!(v.commit_count(), 2);
+    assert_eq!(
+        v.git(&[
+            "log",
+            "-1",
+            "--format=%s%n%(trailers:key=Wiki-Op,valueonly)"
+        ]),
+        "Create entity page entities/billing-service.md\nnew\n\n"
+    );
+    assert_eq!(v.status(), "");
+    assert!(
+        v.read("entities/index.md")
+            .contains("[Billing Service](billing-service.md)")
+    );
+    // A valid page: parses, and lint finds no error in it.
+    v.run("wiki", &["lint"]).expect_code(0);
+    // Quoting, --id, JSON.
+    let run = v.run(
+        "wiki",
+        &[
+            "new",
+            "concept",
+            "Vectors: a primer",
+            "--id",
+            "concept.vec",
+            "--json",
+        ],
+    );
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["path"], "concepts/vectors-a-primer.md");
+    assert_eq!(doc["id"], "concept.vec");
+    assert!(
+        v.read("concepts/vectors-a-primer.md")
+            .starts_with("---\npageType: concept\nid: concept.vec\ntitle: \"Vectors: a primer\"\n")
+    );
+    // Refusals write nothing.
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let run = v.run("wiki", &["new", "entity", "Billing Service"]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "wiki: error: entities/billing-service.md: already exists; edit it, or choose another title\n"
+    );
+    let run = v.run(
+        "wiki",
+        &["new", "source", "Elsewhere", "--id", "concept.vec"],
+    );
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "wiki: error: id concept.vec is already used by concepts/vectors-a-primer.md; choose another with --id\n"
+    );
+    v.run("wiki", &["new", "report", "X"]).expect_code(2);
+    v.run("wiki", &["new", "entity", "  "]).expect_code(2);
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    assert!(!v.exists("sources/elsewhere.md"));
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn list_shows_the_pages_of_the_compiled_digest() {
+    let v = Vault::new();
+    v.run("wiki", &["init"]).expect_code(0);
+    let run = v.run("wiki", &["list"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("no compiled digest"), "{}", run.stderr);
+    v.write(
+        "entities/alpha.md",
+        "---\nid: entity.alpha\npageType: entity\ntitle: Alpha\nupdatedAt: 2026-04-01T00:00:00Z\n\
+         claims:\n  - id: claim.alpha.db\n    text: Alpha uses Postgres.\n    status: contested\n---\n# Alpha\n",
+    );
+    v.write(
+        "entities/beta.md",
+        "---\nid: entity.beta\npageType: entity\ntitle: Beta\nconfidence: 0.2\n\
+         updatedAt: 2025-01-01T00:00:00Z\n---\n# Beta\n",
+    );
+    v.write(
+        "concepts/gamma.md",
+        "---\nid: concept.gamma\npageType: concept\ntitle: Gamma\nupdatedAt: 2026-04-01T00:00:00Z\n\
+         claims:\n  - text: Gamma is shaky.\n    confidence: 0.3\n---\n# Gamma\n",
+    );
+    v.commit_all("pages");
+    v.run("wiki", &["compile"]).expect_code(0);
+    let run = v.run("wiki", &["list", "--kind", "entity"]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "entities/alpha.md  Alpha  [contested]\nentities/beta.md   Beta  [stale, low confidence]\n"
+    );
+    let run = v.run("wiki", &["list", "--low-confidence", "--format", "jsonl"]);
+    run.expect_code(0);
+    let paths: Vec<String> = run
+        .jsonl()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["type"], "page");
+            r["path"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(paths, ["concepts/gamma.md", "entities/beta.md"]);
+    let run = v.run("wiki", &["list", "--contested", "--json"]);
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc[0]["path"], "entities/alpha.md");
+    assert_eq!(doc[0]["contestedClaims"], 1);
+    assert_eq!(doc.as_array().unwrap().len(), 1);
+    let run = v.run("wiki", &["list", "--stale"]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "entities/beta.md  Beta  [stale, low confidence]\n"
+    );
+    // Nothing matches: exit 1, nothing printed.
+    let run = v.run("wiki", &["list", "--kind", "synthesis"]);
+    run.expect_code(1);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn completions_for_every_shell_and_bash_completes_commands() {
+    let v = Vault::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = v.run("wiki", &["completions", shell]);
+        run.expect_code(0);
+        assert!(run.stdout.contains("completions"), "{shell}");
+        assert!(run.stdout.contains("search"), "{shell}");
+    }
+    v.run("wiki", &["completions", "tcsh"]).expect_code(2);
+    let script = v.run("wiki", &["completions", "bash"]).stdout;
+    v.write("wiki.bash", &script);
+    let complete = |words: &str, cword: usize, cur: &str, prev: &str| {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg("-c")
+            .arg(format!(
+                "source wiki.bash; COMP_WORDS=({words}); COMP_CWORD={cword}; \
+                 _wiki wiki '{cur}' '{prev}'; echo \"${{COMPREPLY[@]}}\""
+            ))
+            .current_dir(&v.root);
+        let out = cmd.output().expect("bash");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(complete("wiki sea", 1, "sea", "wiki"), "search\n");
+    assert_eq!(complete("wiki li", 1, "li", "wiki"), "lint list\n");
+    assert_eq!(
+        complete("wiki new ''", 2, "", "new"),
+        "-h --id --vault --agent --format --json --now --color --help entity concept source synthesis\n"
+    );
+}
+
+#[test]
+fn porcelain_prints_text_and_data_on_request_plumbing_keeps_json_lines() {
+    let v = two_page_vault();
+    v.run("wiki", &["agent", "create", "helper"]).expect_code(0);
+    // history, gc, agent list, index: text under `wiki`.
+    let run = v.run("wiki", &["history", "entities/a.md"]);
+    run.expect_code(0);
+    assert!(!run.stdout.starts_with('{'), "{}", run.stdout);
+    let jsonl = v.run("wiki", &["history", "entities/a.md", "--format", "jsonl"]);
+    assert!(jsonl.jsonl().iter().all(|r| r["type"] == "history"));
+    let plumbing = v.run("wiki-apply", &["history", "entities/a.md"]);
+    assert_eq!(plumbing.stdout, jsonl.stdout);
+    for args in [&["gc"][..], &["agent", "list"], &["index"]] {
+        let run = v.run("wiki", args);
+        run.expect_code(0);
+        assert!(!run.stdout.contains('{'), "{args:?}: {}", run.stdout);
+        let data = v.run("wiki", &[args, &["--format", "jsonl"][..]].concat());
+        data.expect_code(0);
+        assert!(!data.jsonl().is_empty(), "{args:?}");
+    }
+    let run = v.run("wiki", &["index"]);
+    assert_eq!(
+        run.stdout,
+        "wiki: 11 files, 11 documents (0 tokenized, 0 reused, 0 touched, 0 removed)\n"
+    );
+    // apply: the original's sentences; --format jsonl: records.
+    let op = br#"{"op":"add_question","page":"entity.a","question":"Who?"}"#;
+    let run = v.run_stdin("wiki", &["apply"], Some(op));
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Updated entities/a.md via add_question. "),
+        "{}",
+        run.stdout
+    );
+    // rollback: a sentence.
+    let run = v.run("wiki", &["rollback", "HEAD"]);
+    run.expect_code(0);
+    assert!(run.stdout.starts_with("Rolled back "), "{}", run.stdout);
+    // A command whose data is one document takes --format jsonl: the document on one line.
+    for args in [
+        &["status"][..],
+        &["get", "entities/a.md"],
+        &["config", "show"],
+    ] {
+        let run = v.run("wiki", &[args, &["--format", "jsonl"][..]].concat());
+        run.expect_code(0);
+        assert_eq!(run.stdout.lines().count(), 1, "{args:?}: {}", run.stdout);
+        let pretty = v.run("wiki", &[args, &["--json"][..]].concat());
+        let one: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(one, pretty.json(), "{args:?}");
+    }
+}
+
+#[test]
+fn apply_summarises_a_large_batch_in_text() {
+    let v = two_page_vault();
+    let ops: String = (0..25)
+        .map(|i| {
+            format!("{{\"op\":\"add_question\",\"page\":\"entity.b\",\"question\":\"Q{i}?\"}}\n")
+        })
+        .collect();
+    let run = v.run_stdin("wiki", &["apply"], Some(ops.as_bytes()));
+    run.expect_code(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 11, "{}", run.stdout);
+    assert!(lines[0].starts_with("Updated entities/b.md via add_question."));
+    assert_eq!(
+        lines[10],
+        "… and 15 more operations (15 changed); --format jsonl lists every operation."
+    );
+}
+
+/// Run `command` (a shell command line) on a pseudo-terminal with `script`, returning what it
+/// printed there.
+fn on_terminal(v: &Vault, command: &str, no_color: bool) -> String {
+    let mut cmd = std::process::Command::new("script");
+    wiki_testkit::isolate(&mut cmd, v.home());
+    cmd.args(["-qec", command, "/dev/null"])
+        .current_dir(&v.root)
+        .env("TERM", "xterm");
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    } else {
+        cmd.env_remove("NO_COLOR");
+    }
+    let run = wiki_testkit::output(cmd, None);
+    run.stdout
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let v = two_page_vault();
+    let wiki = wiki_testkit::bin("wiki").display().to_string();
+    let tty = on_terminal(&v, &format!("{wiki} lint"), false);
+    assert!(
+        tty.contains("\x1b[1mentities/a.md\x1b[0m: \x1b[33mmissing-source-ids\x1b[0m: "),
+        "{tty:?}"
+    );
+    let plain = on_terminal(&v, &format!("{wiki} lint"), true);
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert!(
+        plain.contains("entities/a.md: missing-source-ids: "),
+        "{plain:?}"
+    );
+    // --color never on a terminal; a pipe gets none either.
+    let never = on_terminal(&v, &format!("{wiki} lint --color never"), false);
+    assert!(!never.contains('\x1b'), "{never:?}");
+    let piped = v.run("wiki", &["lint"]);
+    assert!(!piped.stdout.contains('\x1b'));
 }

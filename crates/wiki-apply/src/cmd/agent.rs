@@ -47,8 +47,10 @@ pub enum AgentCommand {
 
 /// Run `wiki agent`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let format = global.format_among(
+        wiki_cli::output::default_format(Format::Jsonl),
+        &[Format::Jsonl, Format::Json, Format::Text],
+    )?;
     let vault = global.vault_dir()?;
     let store = Store::open(&vault).map_err(|e| CliError::from(Error::from(e)))?;
     let mut out = Output::new();

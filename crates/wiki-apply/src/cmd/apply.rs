@@ -27,9 +27,11 @@ use crate::session::{self, BatchOptions, BatchOutcome, LineOp, Session};
 /// written, the error names the line and field (`<stdin>:3: claims[0].confidence must be a
 /// number between 0 and 1; received 1.5.`) and the exit status is 2.
 ///
-/// Output (JSON Lines, the default): one `{"type":"result","op","changed","pagePath","pageId",
-/// "commit"}` per operation, then one `{"type":"summary",...}`. `--format text` prints the
-/// original plugin's sentences (`Updated <page> via <op>. Refreshed <n> index files.`).
+/// Output: under `wiki`, text: the original plugin's sentences (`Updated <page> via <op>.
+/// Refreshed <n> index files.`), the first operations and a count of the rest for a large batch.
+/// `--format jsonl` (the default of `wiki-apply` and of `--stream`): one
+/// `{"type":"result","op","changed","pagePath","pageId","commit"}` per operation, then one
+/// `{"type":"summary",...}`; `--json`: one document with both.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The original CLI's shortcuts (without one, operations are read as JSON Lines).
@@ -257,6 +259,11 @@ struct ResultRecord<'a> {
     commit: Option<String>,
 }
 
+/// Text output names each operation of a batch of up to this many …
+const TEXT_RESULTS_MAX: usize = 20;
+/// … and the first this many of a larger one.
+const TEXT_RESULTS_SHOWN: usize = 10;
+
 /// The summary record.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -279,8 +286,12 @@ struct Summary<'a> {
 
 /// Run `wiki apply`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    // `--stream` is a protocol for agents: JSON Lines unless asked otherwise.
+    let default = match args.stream {
+        true => Format::Jsonl,
+        false => wiki_cli::output::default_format(Format::Jsonl),
+    };
+    let format = global.format_among(default, &[Format::Jsonl, Format::Json, Format::Text])?;
     if args.stream {
         if args.command.is_some() {
             return Err(CliError::Usage(
@@ -497,7 +508,12 @@ fn print(
             } else {
                 "Indexes unchanged.".to_string()
             };
-            for r in &outcome.results {
+            // A large batch: the first operations, then a count of the rest.
+            let shown = match outcome.results.len() {
+                n if n > TEXT_RESULTS_MAX => TEXT_RESULTS_SHOWN,
+                n => n,
+            };
+            for r in &outcome.results[..shown] {
                 out.line(&format!(
                     "{} {} via {}. {refreshed}",
                     if r.changed {
@@ -507,6 +523,19 @@ fn print(
                     },
                     r.page_path,
                     r.op.as_str()
+                ))?;
+            }
+            let rest = &outcome.results[shown..];
+            if !rest.is_empty() {
+                out.line(&format!(
+                    "… and {} more {} ({} changed); --format jsonl lists every operation.",
+                    rest.len(),
+                    if rest.len() == 1 {
+                        "operation"
+                    } else {
+                        "operations"
+                    },
+                    rest.iter().filter(|r| r.changed).count()
                 ))?;
             }
         }

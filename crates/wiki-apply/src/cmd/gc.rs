@@ -20,7 +20,8 @@ use crate::error::Error;
 /// `.openclaw-wiki/tmp/agents/<ID>/` (their parse cache), git-ignored files that nothing reads
 /// once the branch is gone (tens of MB each on a large vault).
 ///
-/// Output: one `{"type":"gc","looseObjects","looseBytes","packs","packBytes",
+/// Output: a sentence under `wiki`; `--format jsonl` (the default of `wiki-apply gc`): one
+/// `{"type":"gc","looseObjects","looseBytes","packs","packBytes",
 /// "agentCachesRemoved","agentCacheBytes"}` record: the loose objects before, the packs after
 /// (`agentCachesRemoved`: the agent ids whose caches were removed).
 #[derive(Debug, Clone, clap::Args)]
@@ -40,8 +41,10 @@ struct GcRecord {
 
 /// Run `wiki gc`.
 pub fn run(global: &GlobalArgs, _args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let format = global.format_among(
+        wiki_cli::output::default_format(Format::Jsonl),
+        &[Format::Jsonl, Format::Json, Format::Text],
+    )?;
     let vault = global.vault_dir()?;
     let store = Store::open(&vault).map_err(|e| CliError::from(Error::from(e)))?;
     let (done, pruned) = {

@@ -19,8 +19,9 @@ use crate::session::Session;
 /// A page or claim that no longer exists (deleted, rolled back, renamed) is found in the past;
 /// renamed pages and claims moved between pages are followed (`renamed`/`moved`, with
 /// `previousPath`).
-/// Output: JSON Lines `{"type":"history",...}` records (default), `--format text`, or `--json`
-/// (one array). Exit status 0, 1 when nothing changed the page or claim, 2 on errors.
+/// Output: text under `wiki` (`[manual]` marks hand-made commits), JSON Lines
+/// `{"type":"history",...}` records with `--format jsonl` (the default of `wiki-apply history`),
+/// or `--json` (one array). Exit status 0, 1 when nothing changed the page or claim, 2 on errors.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Page path, page id or claim id.
@@ -38,8 +39,10 @@ pub struct Args {
 
 /// Run `wiki history`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let format = global.format_among(
+        wiki_cli::output::default_format(Format::Jsonl),
+        &[Format::Jsonl, Format::Json, Format::Text],
+    )?;
     let session = Session::open(global)?;
     let subject = history::resolve(&session, &args.lookup)?;
     let mut entries = history::history(&session, &subject)?;

@@ -46,8 +46,10 @@ pub struct Args {
 
 /// Run `wiki rollback`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let format = global.format_among(
+        wiki_cli::output::default_format(Format::Jsonl),
+        &[Format::Jsonl, Format::Json, Format::Text],
+    )?;
     let now = iso_millis(global.now()?);
     let session = Session::open(global)?;
     let resolution = if args.force {
@@ -110,12 +112,14 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                         .as_ref()
                         .map(short_id)
                         .unwrap_or_else(|| "(dry run)".into()),
-                    outcome
-                        .page_changes
-                        .iter()
-                        .map(|c| c.path.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    wiki_cli::output::summarize(
+                        &outcome
+                            .page_changes
+                            .iter()
+                            .map(|c| c.path.as_str())
+                            .collect::<Vec<_>>(),
+                        wiki_cli::output::SUMMARY_PATHS
+                    )
                 ))?;
             }
         }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::files::MemFiles;
 use crate::ops::parse_line;
+use std::collections::BTreeMap;
 
 const NOW: &str = "2026-04-05T12:00:00.000Z";
 
@@ -360,4 +361,70 @@ fn set_ordered_positions() {
     set_ordered(&mut m, "zzz", string("z"), CLAIM_ORDER);
     let keys: Vec<String> = m.keys().map(wiki_parse::yaml::key_string).collect();
     assert_eq!(keys, ["id", "text", "status", "evidence", "custom", "zzz"]);
+}
+
+/// A batch keeps each page in memory and renders it once: the pages it writes are the bytes
+/// that the same operations give applied one by one, each on the previous one's output, and
+/// every operation reports the same `changed`.
+#[test]
+fn one_batch_equals_the_operations_one_by_one() {
+    let lines = [
+        r#"{"op":"add_claim","page":"entity.alpha","claimId":"claim.alpha.lang","text":"Alpha writes Rust."}"#,
+        r#"{"op":"add_claim","page":"entities/alpha.md","claimId":"claim.alpha.lang","text":"Alpha writes Rust."}"#,
+        r#"{"op":"add_evidence","claimId":"claim.alpha.lang","evidence":{"sourceId":"source.alpha"}}"#,
+        r#"{"op":"supersede_claim","claimId":"claim.alpha.db","newClaimId":"claim.alpha.db2","text":"MySQL."}"#,
+        r#"{"op":"update_claim","claimId":"claim.alpha.db2","status":"contested","confidence":0.5}"#,
+        r#"{"op":"update_claim","claimId":"claim.alpha.db2","status":"contested"}"#,
+        r#"{"op":"add_question","page":"beta","question":"Why?"}"#,
+        r#"{"op":"resolve_question","page":"beta","question":"Why?"}"#,
+        r#"{"op":"add_question","page":"alpha","question":" Who owns backups? "}"#,
+        r#"{"op":"add_relationship","page":"alpha","targetId":"entity.beta","kind":"uses"}"#,
+        r#"{"op":"add_relationship","page":"alpha","targetId":"entity.beta","kind":"USES","weight":2}"#,
+        r#"{"op":"metadata","lookup":"entity.alpha","status":"review","confidence":null}"#,
+        r#"{"op":"metadata","lookup":"entity.alpha","status":"review"}"#,
+        r#"{"op":"synthesis","title":"Alpha Synthesis","body":"one","sourceIds":["source.alpha"]}"#,
+        r#"{"op":"add_claim","page":"synthesis.alpha-synthesis","claimId":"c.s","text":"S."}"#,
+        r#"{"op":"synthesis","title":"Alpha Synthesis","body":"two","sourceIds":["source.alpha"]}"#,
+        r#"{"op":"add_contradiction","page":"syntheses/alpha-synthesis","contradiction":"x"}"#,
+    ];
+    let f = files();
+    let (batch_results, batch_changes) = run(&f, &lines);
+    let mut state: BTreeMap<String, Vec<u8>> = [
+        ("entities/alpha.md", ALPHA.as_bytes()),
+        (
+            "sources/alpha.md",
+            b"---\nid: source.alpha\n---\n\n# Alpha Source\n",
+        ),
+        ("entities/beta.md", b"# Beta\n\nno frontmatter\n"),
+    ]
+    .into_iter()
+    .map(|(p, b)| (p.to_string(), b.to_vec()))
+    .collect();
+    for (i, line) in lines.iter().enumerate() {
+        let step = MemFiles::new(state.clone());
+        let (r, c) = run(&step, &[line]);
+        assert_eq!(r[0], batch_results[i], "{line}");
+        for change in c {
+            state.insert(change.path, change.after.unwrap());
+        }
+    }
+    for c in &batch_changes {
+        assert_eq!(
+            String::from_utf8_lossy(c.after.as_deref().unwrap()),
+            String::from_utf8_lossy(&state[&c.path]),
+            "{}",
+            c.path
+        );
+    }
+    assert_eq!(
+        batch_changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "entities/alpha.md",
+            "entities/beta.md",
+            "syntheses/alpha-synthesis.md"
+        ]
+    );
 }

@@ -181,9 +181,10 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let mut out = Output::new();
     let mut updated = result.updated_files();
     if args.check {
-        // The compiled caches are derived, git-ignored files (see `derived`): `--check` is about
-        // the committed outputs.
-        updated.retain(|p| !crate::derived::is_derived(p));
+        // The compiled caches are derived, git-ignored files (see `derived`): a fresh clone has
+        // none, which is not stale; one that is there but not what compile writes (damaged,
+        // truncated, edited) is.
+        updated.retain(|p| !crate::derived::is_derived(p) || snapshot.own(p).is_some());
     }
     match format {
         Format::Json => out.json(&CompileReport {

@@ -63,7 +63,8 @@ impl<'a> From<&'a Diagnostic> for Issue<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct LintResult<'a> {
-    vault_root: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vault_root: Option<String>,
     issue_count: usize,
     issues: Vec<Issue<'a>>,
     issues_by_category: serde_json::Map<String, serde_json::Value>,
@@ -84,12 +85,26 @@ fn merge(changes: &mut Vec<Change>, later: Vec<Change>) {
     }
 }
 
-/// Run `wiki lint`.
-pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format = global.format_among(
-        Format::Text,
-        &[Format::Text, Format::Json, Format::Jsonl, Format::Github],
-    )?;
+/// What one lint run did (see [`lint_vault`]).
+#[derive(Debug)]
+pub struct LintRun {
+    /// The findings, in report order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Errors and warnings among them.
+    pub counts: Counts,
+    /// The commit made (`None`: nothing changed).
+    pub commit: Option<String>,
+    /// The vault's root directory.
+    pub root: std::path::PathBuf,
+    /// Pages linted (those that failed to parse included).
+    pub pages: usize,
+    /// Pages that failed to parse.
+    pub page_errors: usize,
+}
+
+/// Compile the vault of `global`, lint it, write `reports/lint.md` and commit both (the work of
+/// `wiki lint`, shared with `wiki mcp`'s `wiki_lint`).
+pub fn lint_vault(global: &GlobalArgs) -> Result<LintRun, CliError> {
     let mut ctx = VaultContext::open(global)?;
     ctx.lock()?;
     let now = ctx.now()?;
@@ -161,45 +176,80 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     if let Err(e) = ctx.append_log("lint", details) {
         wiki_cli::warn("wiki lint", &format!("cannot append to the log: {e}"));
     }
+    Ok(LintRun {
+        diagnostics,
+        counts,
+        commit,
+        root: ctx.root().to_path_buf(),
+        pages: compiled.pages.len() + compiled.errors.len(),
+        page_errors: compiled.errors.len(),
+    })
+}
 
+/// The original plugin's lint result object (`vaultRoot`, `issueCount`, `issues`,
+/// `issuesByCategory`, `reportPath`) plus `errors`, `warnings` and `commit`, with `report_path`
+/// as given (absolute for `wiki lint --json`, vault-relative for the MCP tool).
+pub fn result_json(
+    run: &LintRun,
+    vault_root: Option<String>,
+    report_path: String,
+) -> serde_json::Value {
+    let mut by_category = serde_json::Map::new();
+    for c in Category::ALL {
+        let items: Vec<Issue<'_>> = run
+            .diagnostics
+            .iter()
+            .filter(|d| d.category == c)
+            .map(Issue::from)
+            .collect();
+        by_category.insert(
+            c.as_str().into(),
+            serde_json::to_value(items).unwrap_or_default(),
+        );
+    }
+    serde_json::to_value(LintResult {
+        vault_root,
+        issue_count: run.diagnostics.len(),
+        issues: run.diagnostics.iter().map(Issue::from).collect(),
+        issues_by_category: by_category,
+        report_path,
+        errors: run.counts.errors,
+        warnings: run.counts.warnings,
+        commit: run.commit.clone(),
+    })
+    .unwrap_or_default()
+}
+
+/// Run `wiki lint`.
+pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
+    let format = global.format_among(
+        Format::Text,
+        &[Format::Text, Format::Json, Format::Jsonl, Format::Github],
+    )?;
+    let run = lint_vault(global)?;
+    let (diagnostics, counts) = (&run.diagnostics, run.counts);
+    let issues = diagnostics.len();
     let failed = counts.fails(args.deny);
-    let report_abs = ctx.root().join(REPORT_PATH);
+    let report_abs = run.root.join(REPORT_PATH);
     match format {
         Format::Json => {
-            let mut by_category = serde_json::Map::new();
-            for c in Category::ALL {
-                let items: Vec<Issue<'_>> = diagnostics
-                    .iter()
-                    .filter(|d| d.category == c)
-                    .map(Issue::from)
-                    .collect();
-                by_category.insert(
-                    c.as_str().into(),
-                    serde_json::to_value(items).unwrap_or_default(),
-                );
-            }
             let mut out = Output::new();
-            out.json(&LintResult {
-                vault_root: ctx.root().display().to_string(),
-                issue_count: issues,
-                issues: diagnostics.iter().map(Issue::from).collect(),
-                issues_by_category: by_category,
-                report_path: report_abs.display().to_string(),
-                errors: counts.errors,
-                warnings: counts.warnings,
-                commit,
-            })?;
+            out.json(&result_json(
+                &run,
+                Some(run.root.display().to_string()),
+                report_abs.display().to_string(),
+            ))?;
             out.flush()?;
         }
         Format::Text => {
             let paint = wiki_cli::output::Painter::stdout(global);
             let mut out = Output::new();
-            for d in &diagnostics {
+            for d in diagnostics {
                 out.line(&output::text_line(d, &paint))?;
             }
             out.line(&format!(
                 "Linted wiki vault at {} ({issues} issues, report: {}).",
-                ctx.root().display(),
+                run.root.display(),
                 report_abs.display()
             ))?;
             out.flush()?;
@@ -208,16 +258,16 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
             let summary = Summary {
                 kind: "summary",
                 mode: "vault",
-                pages: compiled.pages.len() + compiled.errors.len(),
-                page_errors: compiled.errors.len(),
+                pages: run.pages,
+                page_errors: run.page_errors,
                 errors: counts.errors,
                 warnings: counts.warnings,
                 deny: args.deny,
                 status: if failed { "failed" } else { "passed" },
             };
-            let prefix = crate::repo_prefix(ctx.root());
+            let prefix = crate::repo_prefix(&run.root);
             let paint = wiki_cli::output::Painter::stdout(global);
-            output::print("wiki lint", format, &diagnostics, &summary, &prefix, &paint)?;
+            output::print("wiki lint", format, diagnostics, &summary, &prefix, &paint)?;
         }
     }
     Ok(if failed { exit::FOUND } else { exit::OK })

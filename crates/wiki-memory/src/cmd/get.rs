@@ -33,12 +33,8 @@ pub struct Args {
 struct FileRecord<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    path: &'a str,
-    from: usize,
-    lines: usize,
-    total_lines: usize,
-    truncated: bool,
-    text: String,
+    #[serde(flatten)]
+    window: &'a FileWindow,
 }
 
 /// Split `path#L12-L20` into the path and its range.
@@ -93,10 +89,34 @@ pub fn allowed(rel: &str) -> bool {
             || rel.starts_with("memory/"))
 }
 
-/// Run `wiki memory get`.
-pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
-    ctx.require_workspace()?;
-    let (rel, range) = parse_citation(args.path.trim())?;
+/// A window of lines of a memory file (`wiki memory get`, `memory_get`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileWindow {
+    /// Workspace-relative path.
+    pub path: String,
+    /// First line (1-based).
+    pub from: usize,
+    /// Lines returned.
+    pub lines: usize,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// Whether lines were left out before or after the window.
+    pub truncated: bool,
+    /// The lines, joined by newlines.
+    pub text: String,
+}
+
+/// Read `raw` (a workspace-relative path, optionally with `#L12-L20`) of workspace `ws`: lines
+/// `from` (else the range's start, else 1), `lines` of them (else the range's, else all). Paths
+/// that leave the workspace or are no memory file are refused.
+pub fn read_window(
+    ws: &crate::workspace::Workspace,
+    raw: &str,
+    from: Option<usize>,
+    lines: Option<usize>,
+) -> Result<FileWindow> {
+    let (rel, range) = parse_citation(raw.trim())?;
     let rel = rel.trim_start_matches("./").to_string();
     if !allowed(&rel) {
         return Err(Error::Usage(format!(
@@ -104,40 +124,47 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
         )));
     }
     if let (Ok(real), Ok(root)) = (
-        std::fs::canonicalize(ctx.ws.path(&rel)),
-        std::fs::canonicalize(&ctx.ws.root),
+        std::fs::canonicalize(ws.path(&rel)),
+        std::fs::canonicalize(&ws.root),
     ) && !real.starts_with(&root)
     {
         return Err(Error::Usage(format!(
             "{rel}: refusing to read through a symbolic link that leaves the workspace"
         )));
     }
-    let Some(text) = ctx.ws.read(&rel)? else {
+    let Some(text) = ws.read(&rel)? else {
         return Err(Error::Usage(format!(
             "{rel}: no such file in the workspace {}",
-            ctx.ws.root.display()
+            ws.root.display()
         )));
     };
     let all: Vec<&str> = text.lines().collect();
-    let from = args.from.or(range.map(|r| r.0)).unwrap_or(1).max(1);
-    let count = args
-        .lines
-        .or(range.map(|r| r.1 + 1 - r.0))
-        .unwrap_or(all.len());
+    let from = from.or(range.map(|r| r.0)).unwrap_or(1).max(1);
+    let count = lines.or(range.map(|r| r.1 + 1 - r.0)).unwrap_or(all.len());
     let start = (from - 1).min(all.len());
     let end = start.saturating_add(count).min(all.len());
     let slice = &all[start..end];
-    let mut p = Printer::new(ctx.json(false)?);
-    p.record(&FileRecord {
-        kind: "file",
-        path: &rel,
+    Ok(FileWindow {
+        path: rel,
         from,
         lines: slice.len(),
         total_lines: all.len(),
         truncated: end < all.len() || start > 0,
         text: slice.join("\n"),
+    })
+}
+
+/// Run `wiki memory get`.
+pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+    ctx.require_workspace()?;
+    let window = read_window(&ctx.ws, &args.path, args.from, args.lines)?;
+    let mut p = Printer::new(ctx.json(false)?);
+    p.record(&FileRecord {
+        kind: "file",
+        window: &window,
     })?;
-    for l in slice {
+    // The window's lines exactly (blank ones included); none for an empty window.
+    for l in window.text.split('\n').take(window.lines) {
         p.line(l)?;
     }
     p.flush()?;

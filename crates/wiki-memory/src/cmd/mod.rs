@@ -13,10 +13,15 @@ use wiki_cli::{CliError, Format, GlobalArgs, Output};
 use crate::error::Result;
 use crate::workspace::{self, Workspace};
 
+pub mod bootstrap;
 pub mod facts;
 pub mod get;
+pub mod import;
 pub mod index;
+pub mod promote;
 pub mod recall;
+pub mod reflect;
+pub mod rem_backfill;
 pub mod search;
 pub mod status;
 pub mod triggers;
@@ -26,7 +31,9 @@ pub mod triggers;
 /// Retain (typed facts in `## Retain` sections), recall (lexical, entity, temporal and opinion),
 /// trigger recall, reflection into the vault, dreaming promotion into MEMORY.md with its diary,
 /// imports from other assistants and the session-start bootstrap. Every change to the workspace
-/// is a git commit that `wiki rollback` undoes.
+/// is a git commit that `wiki rollback <commit>` undoes: in the vault's repository when the
+/// workspace is a folder of the vault, else in the workspace's own repository (initialized when
+/// missing; undo there with `wiki --vault <workspace> rollback --no-compile <commit>`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Agent workspace. Default: $WIKI_MEMORY_DIR, else the agent's `workspace` in the OpenClaw
@@ -50,6 +57,11 @@ pub enum Command {
     Triggers(triggers::Args),
     Facts(facts::Args),
     Recall(recall::Args),
+    Reflect(reflect::Args),
+    Promote(promote::Args),
+    RemBackfill(rem_backfill::Args),
+    Bootstrap(bootstrap::Args),
+    Import(import::Args),
 }
 
 /// Run `wiki memory <command>`.
@@ -63,6 +75,11 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         Command::Triggers(a) => triggers::run(&ctx, a),
         Command::Facts(a) => facts::run(&ctx, a),
         Command::Recall(a) => recall::run(&ctx, a),
+        Command::Reflect(a) => reflect::run(&ctx, a),
+        Command::Promote(a) => promote::run(&ctx, a),
+        Command::RemBackfill(a) => rem_backfill::run(&ctx, a),
+        Command::Bootstrap(a) => bootstrap::run(&ctx, a),
+        Command::Import(a) => import::run(&ctx, a),
     }?;
     Ok(code)
 }
@@ -81,8 +98,17 @@ pub struct Ctx {
 
 impl Ctx {
     fn new(global: &GlobalArgs, args: &Args) -> Result<Ctx, CliError> {
+        Ctx::for_workspace(global, args.workspace.as_deref())
+    }
+
+    /// The context of a memory operation outside the command line (the MCP server's tools):
+    /// `workspace` is `--workspace`, located like the commands locate it.
+    pub fn for_workspace(
+        global: &GlobalArgs,
+        workspace: Option<&std::path::Path>,
+    ) -> Result<Ctx, CliError> {
         let agent = global.agent_id()?;
-        let ws = workspace::locate(args.workspace.as_deref(), agent.as_deref())?;
+        let ws = workspace::locate(workspace, agent.as_deref())?;
         Ok(Ctx {
             global: global.clone(),
             ws,
@@ -181,5 +207,25 @@ pub fn agent_trailer(ctx: &Ctx) -> (String, String) {
     (
         "Wiki-Agent".to_string(),
         ctx.agent.clone().unwrap_or_else(|| "main".to_string()),
+    )
+}
+
+/// Commit `writes` to the workspace's repository with `subject` and a `Wiki-Op: <op>` trailer
+/// (`None`: a dry run, nothing to write, or nothing changed).
+pub fn commit_workspace(
+    ctx: &Ctx,
+    writes: &[workspace::FileWrite],
+    subject: &str,
+    op: &str,
+    dry_run: bool,
+) -> Result<Option<wiki_store::ObjectId>> {
+    if dry_run || writes.is_empty() {
+        return Ok(None);
+    }
+    let repo = ctx.ws.repo(ctx.vault().ok().as_deref())?;
+    repo.commit(
+        writes,
+        subject,
+        &[("Wiki-Op".into(), op.to_string()), agent_trailer(ctx)],
     )
 }

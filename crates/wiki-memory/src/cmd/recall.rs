@@ -86,8 +86,8 @@ fn text_line(i: usize, r: &Recalled) -> String {
     )
 }
 
-/// Run `wiki memory recall`.
-pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+/// Recall for `args` (recorded in the short-term store unless `--no-record`), best first.
+pub fn recall(ctx: &Ctx, args: &Args) -> Result<Vec<Recalled>> {
     ctx.require_workspace()?;
     let query = args.query.join(" ").trim().to_string();
     let mut filter = super::facts::filter(
@@ -158,15 +158,21 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
         },
         args.k.max(1),
     );
+    if !args.no_record && !results.is_empty() {
+        record(ctx, &query, &filter, &results)?;
+    }
+    Ok(results)
+}
+
+/// Run `wiki memory recall`.
+pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+    let results = recall(ctx, args)?;
     let mut p = Printer::new(ctx.json(false)?);
     for (i, r) in results.iter().enumerate() {
         p.record(r)?;
         p.line(&text_line(i, r))?;
     }
     p.flush()?;
-    if !args.no_record && !results.is_empty() {
-        record(ctx, &query, &filter, &results)?;
-    }
     Ok(if results.is_empty() {
         exit::FOUND
     } else {

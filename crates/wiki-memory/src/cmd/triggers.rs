@@ -28,8 +28,9 @@ pub struct Args {
     pub project: Vec<String>,
 }
 
+/// The record of a triggered entry (`{"type":"trigger",…}`).
 #[derive(Serialize)]
-struct TriggerRecord<'a> {
+pub struct TriggerRecord<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     score: f64,
@@ -39,6 +40,27 @@ struct TriggerRecord<'a> {
     source: String,
     path: &'a str,
     line: usize,
+}
+
+impl<'a> TriggerRecord<'a> {
+    /// The record of `t`.
+    pub fn of(t: &'a triggers::Triggered) -> TriggerRecord<'a> {
+        let snippet = t
+            .line
+            .strip_prefix("- ")
+            .and_then(|l| l.rsplit_once(" (Source: "))
+            .map_or(t.line.as_str(), |(s, _)| s);
+        TriggerRecord {
+            kind: "trigger",
+            score: round4(t.score),
+            phrase: &t.phrase,
+            relevance: round4(t.relevance),
+            snippet,
+            source: format!("{}#L{}", t.entry.path, t.entry.start_line),
+            path: &t.entry.path,
+            line: t.entry.start_line,
+        }
+    }
 }
 
 fn round4(v: f64) -> f64 {
@@ -56,16 +78,15 @@ pub fn curated_entries(ctx: &Ctx) -> Result<Vec<curated::Entry>> {
     Ok(out)
 }
 
-/// Run `wiki memory triggers`.
-pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+/// The entries `message` triggers (best first, at most 3 and 1,800 characters together).
+pub fn select(ctx: &Ctx, message: &str, projects: &[String]) -> Result<Vec<triggers::Triggered>> {
     ctx.require_workspace()?;
-    let message = args.message.join(" ");
     let entries = curated_entries(ctx)?;
     let hits = if entries.iter().any(|e| !e.triggers.is_empty()) {
         let index = search::open(&ctx.index_home()?, &ctx.ws, false, false)?;
         search::search(
             &index,
-            &message,
+            message,
             triggers::SEARCH_RESULTS,
             0.0,
             ctx.now.as_millisecond(),
@@ -83,24 +104,15 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
             .map(|h| h.score)
             .fold(0.0, f64::max)
     };
-    let selected = triggers::select(&message, &entries, relevance, &args.project);
+    Ok(triggers::select(message, &entries, relevance, projects))
+}
+
+/// Run `wiki memory triggers`.
+pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+    let selected = select(ctx, &args.message.join(" "), &args.project)?;
     let mut p = Printer::new(ctx.json(false)?);
     for t in &selected {
-        let snippet = t
-            .line
-            .strip_prefix("- ")
-            .and_then(|l| l.rsplit_once(" (Source: "))
-            .map_or(t.line.as_str(), |(s, _)| s);
-        p.record(&TriggerRecord {
-            kind: "trigger",
-            score: round4(t.score),
-            phrase: &t.phrase,
-            relevance: round4(t.relevance),
-            snippet,
-            source: format!("{}#L{}", t.entry.path, t.entry.start_line),
-            path: &t.entry.path,
-            line: t.entry.start_line,
-        })?;
+        p.record(&TriggerRecord::of(t))?;
         p.line(&t.line)?;
     }
     p.flush()?;

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 
 use crate::cmd::{Backend, cli_error, corpora, memory_dir, vault_view};
-use crate::get::{self, GetResult};
+use crate::get;
+use crate::resident::Found;
 use crate::store::Options;
-use crate::{Corpus, View};
+use crate::{Corpus, Index, View};
 
 fn parse_backend(s: &str) -> Result<Backend, String> {
     <Backend as clap::ValueEnum>::from_str(s, false)
@@ -64,8 +65,14 @@ fn read_file(
     view: &View,
     path: &str,
 ) -> Result<Option<Vec<u8>>, CliError> {
+    // Bounded by what the file can be: a page, or a compiled cache.
+    let limit = if path.starts_with(wiki_parse::layout::CACHE_DIR) {
+        wiki_parse::layout::MAX_DERIVED_BYTES
+    } else {
+        wiki_parse::page::MAX_PAGE_BYTES as u64
+    };
     match view {
-        View::WorkTree => Ok(std::fs::read(vault.join(path)).ok()),
+        View::WorkTree => Ok(wiki_parse::page::read_bounded(&vault.join(path), limit).ok()),
         View::Agent { rev, .. } => {
             let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
             store.read_file(rev, path).map_err(CliError::runtime)
@@ -73,72 +80,127 @@ fn read_file(
     }
 }
 
-/// What a wiki lookup found.
-enum Found {
-    Page(Box<GetResult>),
-    /// The lookup names a page that does not parse.
-    Broken(wiki_parse::PageError),
-    Nothing,
-}
-
 fn read_page(
     vault: &std::path::Path,
     view: &View,
     path: &str,
-    args: &Args,
+    from: usize,
+    lines: usize,
 ) -> Result<Found, CliError> {
     let Some(bytes) = read_file(vault, view, path)? else {
         return Ok(Found::Nothing);
     };
     Ok(match wiki_parse::parse_page(path, &bytes) {
-        Ok(page) => Found::Page(Box::new(get::page_result(&page, args.from, args.lines))),
+        Ok(page) => Found::Page(Box::new(get::page_result(&page, from, lines))),
         Err(e) => Found::Broken(e),
     })
 }
 
-fn find_wiki(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
-    let (vault, view) = vault_view(global)?;
-    let key = get::lookup_key(&args.lookup);
+/// Every listed page's path, and `(path, page id)` pairs: what a lookup resolves against.
+pub(crate) type Listing = (Vec<String>, Vec<(String, String)>);
+
+/// The paths of every listed page (those that fail to parse, which have no documents, included:
+/// looking one up by path reports its parse error rather than "not found") and the page ids of
+/// an index.
+pub(crate) fn listed(index: &Index) -> Result<Listing, CliError> {
+    let paths: Vec<String> = index
+        .manifest
+        .entries
+        .iter()
+        .map(|e| e.path.clone())
+        .collect();
+    Ok((paths, index.ids().map_err(cli_error)?))
+}
+
+/// Resolve `lookup` in the wiki of `view` (claim id first, then path, base name and page id
+/// among the pages `listing` returns: see [`listed`]) and read lines `from..from + lines`.
+pub(crate) fn find_wiki(
+    vault: &std::path::Path,
+    view: &View,
+    lookup: &str,
+    from: usize,
+    lines: usize,
+    listing: impl FnOnce(&std::path::Path, &View) -> Result<Listing, CliError>,
+) -> Result<Found, CliError> {
+    let key = get::lookup_key(lookup);
     // 1. Claim id (after a compile), from the claims cache of the same view.
     // The claims cache is a derived file: in the work tree for the checked-out branch, under
     // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
-    let derived = match &view {
+    let derived = match view {
         View::WorkTree => None,
-        View::Agent { id, .. } => std::fs::read(vault.join(wiki_parse::layout::cache_location(
-            wiki_parse::layout::CLAIMS_PATH,
-            Some(id),
-        )))
+        View::Agent { id, .. } => wiki_parse::page::read_bounded(
+            &vault.join(wiki_parse::layout::cache_location(
+                wiki_parse::layout::CLAIMS_PATH,
+                Some(id),
+            )),
+            wiki_parse::layout::MAX_DERIVED_BYTES,
+        )
         .ok(),
     };
     let claims = match derived {
         Some(b) => Some(b),
-        None => read_file(&vault, &view, get::CLAIMS_CACHE)?,
+        None => read_file(vault, view, get::CLAIMS_CACHE)?,
     }
     .and_then(|b| String::from_utf8(b).ok())
     .unwrap_or_default();
-    let mut target = get::claim_page(&claims, &args.lookup);
+    // The cache is derived (damaged, stale or missing without anyone noticing): its answer is
+    // believed only once the page it names is seen to hold the claim.
+    let claim = get::claim_id(lookup);
+    let mut target = get::claim_page(&claims, lookup)
+        .filter(|path| claim.is_some_and(|id| page_has_claim(vault, view, path, id)));
     if target.is_none() {
-        let opts = Options {
-            rebuild: false,
-            program: "wiki".into(),
-            no_refresh: false,
-        };
-        let index = crate::open_wiki(&vault, &view, &opts).map_err(cli_error)?;
-        // Every listed page, those that fail to parse (no documents) included: looking one up
-        // by path reports its parse error rather than "not found".
-        let paths: Vec<String> = index
-            .manifest
-            .entries
-            .iter()
-            .map(|e| e.path.clone())
-            .collect();
-        let ids = index.ids().map_err(cli_error)?;
+        let (paths, ids) = listing(vault, view)?;
         target = get::resolve_path(&key, &paths, &ids);
+        // Not a page: the claim id from the pages themselves (the cache did not answer).
+        if target.is_none()
+            && let Some(id) = claim
+        {
+            target = paths
+                .iter()
+                .find(|p| page_has_claim(vault, view, p, id))
+                .cloned();
+        }
     }
     let Some(path) = target else {
         return Ok(Found::Nothing);
     };
-    read_page(&vault, &view, &path, args)
+    read_page(vault, view, &path, from, lines)
+}
+
+fn find_in_process(global: &GlobalArgs, args: &Args) -> Result<Found, CliError> {
+    let (vault, view) = vault_view(global)?;
+    find_wiki(
+        &vault,
+        &view,
+        &args.lookup,
+        args.from,
+        args.lines,
+        |vault, view| {
+            let opts = Options {
+                rebuild: false,
+                program: "wiki".into(),
+                no_refresh: false,
+            };
+            listed(&crate::open_wiki(vault, view, &opts).map_err(cli_error)?)
+        },
+    )
+}
+
+/// Whether the page at `path` declares claim `id` (a page without it in its frontmatter is not
+/// parsed).
+fn page_has_claim(vault: &std::path::Path, view: &View, path: &str, id: &str) -> bool {
+    let Ok(Some(bytes)) = read_file(vault, view, path) else {
+        return false;
+    };
+    if memchr::memmem::find(&bytes, id.as_bytes()).is_none() {
+        return false;
+    }
+    wiki_parse::parse_page(path, &bytes).is_ok_and(|page| {
+        page.summary
+            .claims
+            .iter()
+            .any(|c| c.id.as_deref() == Some(id))
+    })
 }
 
 /// Run `wiki get`.
@@ -147,7 +209,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let (wiki, memory) = corpora(args.corpus, args.backend);
     let mut found = None;
     if wiki {
-        match find_wiki(global, args)? {
+        match find_in_process(global, args)? {
             Found::Page(result) => found = Some(*result),
             Found::Broken(error) => return report_broken(&error, format),
             Found::Nothing => {}

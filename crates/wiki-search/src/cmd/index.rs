@@ -11,7 +11,8 @@ use crate::store::{Options, RefreshReport};
 
 /// Refresh the search index (normally done before every search), or rebuild it from scratch.
 ///
-/// Prints one `{"type":"index",...}` record per corpus: the index directory, files and documents
+/// Prints one line per corpus under `wiki` (`--format jsonl`: one `{"type":"index",...}` record,
+/// the default of `wiki-search`'s plumbing): the index directory, files and documents
 /// indexed, and what the refresh did (files tokenised, reused from earlier segments, touched,
 /// removed; whether segments were merged or the index rebuilt). The index lives in
 /// `.openclaw-wiki/index/` (git-ignored) and is always safe to delete.
@@ -44,8 +45,10 @@ struct Record<'a> {
 
 /// Run `wiki index`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
-    let format =
-        global.format_among(Format::Jsonl, &[Format::Jsonl, Format::Json, Format::Text])?;
+    let format = global.format_among(
+        wiki_cli::output::default_format(Format::Jsonl),
+        &[Format::Jsonl, Format::Json, Format::Text],
+    )?;
     let (vault, view) = vault_view(global)?;
     let opts = Options {
         rebuild: args.rebuild,

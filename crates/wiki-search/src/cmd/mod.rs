@@ -54,25 +54,89 @@ pub fn parse_min_score(s: &str) -> Result<f64, String> {
 /// `agents.defaults.memorySearch.query.minScore` of the OpenClaw config
 /// ([`wiki_cli::config::config_path`]), else [`crate::memory::MIN_SCORE`].
 pub fn memory_min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64, CliError> {
-    use serde_json::Value;
     if let Some(v) = flag {
         return Ok(v);
     }
+    let Some(found) = memory_query_setting(agent, &["minScore"])? else {
+        return Ok(crate::memory::MIN_SCORE);
+    };
+    found
+        .value
+        .as_f64()
+        .filter(|v| (0.0..=1.0).contains(v))
+        .ok_or_else(|| found.error("a number from 0 to 1"))
+}
+
+/// The recency of memory hits ([`crate::memory::Recency`]) from
+/// `memorySearch.query.hybrid.temporalDecay` (per agent, else `agents.defaults`): `enabled: true`
+/// is the original's decay with `halfLifeDays` (default 30), `enabled: false` no recency, and
+/// no setting the default blend.
+pub fn memory_recency(agent: Option<&str>) -> Result<crate::memory::Recency, CliError> {
+    use crate::memory::Recency;
+    let enabled = memory_query_setting(agent, &["hybrid", "temporalDecay", "enabled"])?;
+    let half_life = memory_query_setting(agent, &["hybrid", "temporalDecay", "halfLifeDays"])?;
+    let half_life_days = match half_life {
+        Some(found) => found
+            .value
+            .as_f64()
+            .filter(|v| *v > 0.0)
+            .ok_or_else(|| found.error("a number above 0"))?,
+        None => crate::memory::HALF_LIFE_DAYS,
+    };
+    Ok(match enabled {
+        None => match Recency::default() {
+            Recency::Blend { share, .. } => Recency::Blend {
+                half_life_days,
+                share,
+            },
+            other => other,
+        },
+        Some(found) => match found.value.as_bool() {
+            Some(true) => Recency::Decay { half_life_days },
+            Some(false) => Recency::Off,
+            None => return Err(found.error("true or false")),
+        },
+    })
+}
+
+/// A setting found in the OpenClaw config.
+struct Setting {
+    value: serde_json::Value,
+    /// Its full key.
+    key: String,
+    config: PathBuf,
+}
+
+impl Setting {
+    fn error(&self, expected: &str) -> CliError {
+        CliError::Usage(format!(
+            "{}: {} must be {expected} (found {})",
+            self.config.display(),
+            self.key,
+            self.value
+        ))
+    }
+}
+
+/// `memorySearch.query.<rel…>` of the OpenClaw config: `agents.list[<agent>]`'s, else
+/// `agents.defaults`'s; `None` when neither has it or there is no config.
+fn memory_query_setting(agent: Option<&str>, rel: &[&str]) -> Result<Option<Setting>, CliError> {
+    use serde_json::Value;
     let path = wiki_cli::config::config_path();
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(crate::memory::MIN_SCORE),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(CliError::Runtime(format!("{}: {e}", path.display()))),
     };
     let root: Value = json5::from_str(&text)
         .map_err(|e| CliError::Usage(format!("{}: invalid JSON5 config: {e}", path.display())))?;
     let agents = root.get("agents");
-    let min_score_of = |node: Option<&Value>| -> Option<Value> {
-        node?
-            .get("memorySearch")?
-            .get("query")?
-            .get("minScore")
-            .cloned()
+    let setting_of = |node: Option<&Value>| -> Option<Value> {
+        let mut v = node?.get("memorySearch")?.get("query")?;
+        for k in rel {
+            v = v.get(k)?;
+        }
+        Some(v.clone())
     };
     let agent_node = agent.and_then(|id| {
         agents?.get("list")?.as_array()?.iter().find(|a| {
@@ -81,22 +145,18 @@ pub fn memory_min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64, C
                 .is_some_and(|a| wiki_cli::config::normalize_agent_id(a) == id)
         })
     });
-    let (value, key) = match min_score_of(agent_node) {
+    let (value, owner) = match setting_of(agent_node) {
         Some(v) => (v, format!("agents.list[{}]", agent.unwrap_or_default())),
-        None => match min_score_of(agents.and_then(|a| a.get("defaults"))) {
+        None => match setting_of(agents.and_then(|a| a.get("defaults"))) {
             Some(v) => (v, "agents.defaults".to_string()),
-            None => return Ok(crate::memory::MIN_SCORE),
+            None => return Ok(None),
         },
     };
-    value
-        .as_f64()
-        .filter(|v| (0.0..=1.0).contains(v))
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "{}: {key}.memorySearch.query.minScore must be a number from 0 to 1 (found {value})",
-                path.display()
-            ))
-        })
+    Ok(Some(Setting {
+        value,
+        key: format!("{owner}.memorySearch.query.{}", rel.join(".")),
+        config: path,
+    }))
 }
 
 /// Effective corpora: `(wiki, memory)`.

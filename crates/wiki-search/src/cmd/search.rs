@@ -18,7 +18,8 @@ use serde::Serialize;
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 
 use crate::cmd::{
-    Backend, cli_error, corpora, memory_dir, memory_min_score, parse_min_score, vault_view,
+    Backend, cli_error, corpora, memory_dir, memory_min_score, memory_recency, parse_min_score,
+    vault_view,
 };
 use crate::rank::{Hit, Mode, Query, Ranking};
 use crate::store::Options;
@@ -119,6 +120,29 @@ pub struct Args {
     pub detach: bool,
 }
 
+impl Args {
+    /// A search for `query` with every flag at its default (what clap gives for `wiki search
+    /// QUERY`).
+    pub fn plain(query: Vec<String>) -> Args {
+        Args {
+            query,
+            mode: Mode::Auto,
+            corpus: Corpus::Wiki,
+            backend: Backend::Shared,
+            max_results: 10,
+            memory: None,
+            min_score: None,
+            ranking: Ranking::Bm25f,
+            no_refresh: false,
+            batch: false,
+            serve: false,
+            server: None,
+            idle_timeout: 1800,
+            detach: false,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct HitRecord<'a> {
     #[serde(rename = "type")]
@@ -178,7 +202,7 @@ pub(crate) fn run_queries(
     idx: &Indexes<'_>,
     args: &Args,
     text: &str,
-    min_score: f64,
+    mem: &crate::memory::Settings,
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
     let max = args.max_results.max(1);
@@ -193,7 +217,7 @@ pub(crate) fn run_queries(
         None => Vec::new(),
     };
     let memory = match idx.memory {
-        Some(i) => crate::memory::search(i, text, args.mode, max, min_score, now_ms)?,
+        Some(i) => crate::memory::search_with(i, text, args.mode, max, mem, now_ms)?,
         None => Vec::new(),
     };
     Ok(crate::merge(wiki, memory, args.corpus, max))
@@ -253,14 +277,15 @@ fn execute(
     }
     let (vault, view) = vault_view(global)?;
     let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
-    let (mem_dir, min_score) = if want_memory {
+    let (mem_dir, mem) = if want_memory {
         let agent = global.agent_id()?;
-        (
-            Some(memory_dir(args.memory.as_deref())?),
-            memory_min_score(args.min_score, agent.as_deref())?,
-        )
+        let settings = crate::memory::Settings {
+            min_score: memory_min_score(args.min_score, agent.as_deref())?,
+            recency: memory_recency(agent.as_deref())?,
+        };
+        (Some(memory_dir(args.memory.as_deref())?), settings)
     } else {
-        (None, crate::memory::MIN_SCORE)
+        (None, crate::memory::Settings::default())
     };
     let opts = Options {
         rebuild: false,
@@ -296,8 +321,7 @@ fn execute(
             if query.is_empty() {
                 continue;
             }
-            let hits =
-                run_queries(&refs(&idx), args, query, min_score, now_ms).map_err(cli_error)?;
+            let hits = run_queries(&refs(&idx), args, query, &mem, now_ms).map_err(cli_error)?;
             out.record(&BatchRecord {
                 kind: "batch",
                 query,
@@ -308,7 +332,7 @@ fn execute(
         return Ok(exit::OK);
     }
     let text = args.query.join(" ");
-    let hits = match run_queries(&refs(&idx), args, &text, min_score, now_ms) {
+    let hits = match run_queries(&refs(&idx), args, &text, &mem, now_ms) {
         Err(crate::Error::Corrupt(dir, why)) => {
             wiki_cli::warn(
                 program,
@@ -320,7 +344,7 @@ fn execute(
                 ..opts.clone()
             })
             .map_err(cli_error)?;
-            run_queries(&refs(&idx), args, &text, min_score, now_ms).map_err(cli_error)?
+            run_queries(&refs(&idx), args, &text, &mem, now_ms).map_err(cli_error)?
         }
         other => other.map_err(cli_error)?,
     };
@@ -346,22 +370,7 @@ static SERVER_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBo
 pub fn fast_parse(argv: &[std::ffi::OsString]) -> Option<(GlobalArgs, Args)> {
     use clap::ValueEnum;
     let mut global = GlobalArgs::default();
-    let mut args = Args {
-        query: Vec::new(),
-        mode: Mode::Auto,
-        corpus: Corpus::Wiki,
-        backend: Backend::Shared,
-        max_results: 10,
-        memory: None,
-        min_score: None,
-        ranking: Ranking::Bm25f,
-        no_refresh: false,
-        batch: false,
-        serve: false,
-        server: None,
-        idle_timeout: 1800,
-        detach: false,
-    };
+    let mut args = Args::plain(Vec::new());
     let mut seen: Vec<&str> = Vec::new();
     let mut words_ended = false;
     let mut it = argv.iter().skip(1);

@@ -320,7 +320,7 @@ impl State {
             &idx,
             &args,
             &req.query,
-            crate::memory::MIN_SCORE,
+            &crate::memory::Settings::default(),
             req.now_ms,
         ) {
             Ok(hits) => match render(&hits, format) {

@@ -1,6 +1,7 @@
-//! The commands: `config`, `status`, `doctor`, `context`, `obsidian`.
+//! The commands: `config`, `status`, `doctor`, `context`, `obsidian`, `list`.
 
 pub mod config;
 pub mod context;
+pub mod list;
 pub mod obsidian;
 pub mod status;
