@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use wiki_cli::{CliError, GlobalArgs};
 
 use crate::cmd::search::{Args, Indexes, run_queries};
-use crate::cmd::{Backend, cli_error, corpora, memory_min_score, vault_view};
+use crate::cmd::{Backend, cli_error, corpora, memory_min_score, memory_recency, vault_view};
 use crate::get::GetResult;
 use crate::rank::{Hit, Mode, Ranking};
 use crate::store::{self, Options, Source};
@@ -141,10 +141,15 @@ impl Resident {
     ) -> Result<Vec<Hit>, CliError> {
         let (vault, view) = vault_view(global)?;
         let (want_wiki, want_memory) = corpora(req.corpus, req.backend);
-        let min_score = if want_memory {
-            memory_min_score(req.min_score, global.agent_id()?.as_deref())?
+        // The memory corpus is searched with the configured cut-off and recency, as the CLI does.
+        let mem = if want_memory {
+            let agent = global.agent_id()?;
+            crate::memory::Settings {
+                min_score: memory_min_score(req.min_score, agent.as_deref())?,
+                recency: memory_recency(agent.as_deref())?,
+            }
         } else {
-            crate::memory::MIN_SCORE
+            crate::memory::Settings::default()
         };
         let now_ms = global.now()?.as_millisecond();
         let args = Args {
@@ -169,7 +174,7 @@ impl Resident {
                 wiki: wiki.as_ref().and_then(|d| this.indexes.get(d)),
                 memory: memory.as_ref().and_then(|d| this.indexes.get(d)),
             };
-            run_queries(&idx, &args, &req.query, min_score, now_ms)
+            run_queries(&idx, &args, &req.query, &mem, now_ms)
         };
         match attempt(self, false) {
             Err(Error::Corrupt(dir, why)) => {
