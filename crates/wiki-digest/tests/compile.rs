@@ -79,7 +79,13 @@ fn check_exits_1_listing_stale_files_and_0_when_current() {
         .iter()
         .map(|f| f.as_str().unwrap())
         .collect();
-    assert_eq!(files, ["reports/open-questions.md"]);
+    assert_eq!(
+        files,
+        [
+            "reports/open-questions.md",
+            ".openclaw-wiki/cache/agent-digest.json"
+        ]
+    );
     nothing(&tools);
 }
 
@@ -294,13 +300,18 @@ fn compile_cache_hits_and_misses() {
     compile(&v, &[]).expect_code(0);
     assert!(v.exists(".openclaw-wiki/tmp/compile-cache.json"));
     assert_eq!(v.status(), "", "the cache directory is ignored");
-    // Any change to a file compile reads is a miss; a damaged derived cache is rewritten (and,
-    // being derived, is not something `--check` reports).
+    // Any change to a file compile reads is a miss; a damaged derived cache is rewritten, and
+    // `--check` reports it (a derived cache is verified before it is believed).
     let digest = v.read(".openclaw-wiki/cache/agent-digest.json");
     v.write(".openclaw-wiki/cache/agent-digest.json", "{}\n");
     let run = compile(&v, &["--check"]);
-    run.expect_code(0);
-    assert_eq!(run.stdout, "");
+    run.expect_code(1);
+    assert!(
+        run.stdout
+            .contains(".openclaw-wiki/cache/agent-digest.json"),
+        "{}",
+        run.stdout
+    );
     let count = v.commit_count();
     compile(&v, &[]).expect_code(0);
     assert_eq!(v.read(".openclaw-wiki/cache/agent-digest.json"), digest);

@@ -541,11 +541,12 @@ fn porcelain_prints_text_and_data_on_request_plumbing_keeps_json_lines() {
         data.expect_code(0);
         assert!(!data.jsonl().is_empty(), "{args:?}");
     }
+    // How many files are "touched" (re-hashed, content unchanged) depends on the clock: a file
+    // checked within two seconds of its mtime is checked again. The rest of the line does not.
     let run = v.run("wiki", &["index"]);
-    assert_eq!(
-        run.stdout,
-        "wiki: 11 files, 11 documents (0 tokenized, 0 reused, 0 touched, 0 removed)\n"
-    );
+    let (head, tail) = run.stdout.split_once(" reused, ").expect("index text line");
+    assert_eq!(head, "wiki: 11 files, 11 documents (0 tokenized, 0");
+    assert!(tail.ends_with(" touched, 0 removed)\n"), "{}", run.stdout);
     // apply: the original's sentences; --format jsonl: records.
     let op = br#"{"op":"add_question","page":"entity.a","question":"Who?"}"#;
     let run = v.run_stdin("wiki", &["apply"], Some(op));
