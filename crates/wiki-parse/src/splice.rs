@@ -17,6 +17,8 @@
 //! spliced text does not read back as the new mapping, `None` tells the caller to re-emit the
 //! whole frontmatter.
 
+use std::collections::HashMap;
+
 use yaml_serde::{Mapping, Value};
 
 use crate::yaml;
@@ -26,7 +28,7 @@ use crate::yaml;
 /// would not read back as `new`. `text` is the text between the fences, final line ending
 /// included.
 pub fn splice_mapping(text: &str, old: &Mapping, new: &Mapping) -> Option<String> {
-    if old == new && same_order(old, new) {
+    if same_map(old, new) {
         return Some(text.to_string());
     }
     let doc = Doc::new(text)?;
@@ -44,8 +46,27 @@ pub fn splice_mapping(text: &str, old: &Mapping, new: &Mapping) -> Option<String
     (yaml::emit_mapping(&back) == yaml::emit_mapping(new)).then_some(out)
 }
 
-fn same_order(a: &Mapping, b: &Mapping) -> bool {
-    a.keys().eq(b.keys())
+/// Whether two mappings are equal in their key order too (`==` on mappings ignores the order,
+/// which the text shows).
+fn same_map(a: &Mapping, b: &Mapping) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+}
+
+fn same_seq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+}
+
+/// Whether two values are equal, the key order of their mappings included.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Mapping(a), Value::Mapping(b)) => same_map(a, b),
+        (Value::Sequence(a), Value::Sequence(b)) => same_seq(a, b),
+        (Value::Tagged(a), Value::Tagged(b)) => a.tag == b.tag && same(&a.value, &b.value),
+        _ => a == b,
+    }
 }
 
 /// One line of the text.
@@ -250,41 +271,45 @@ impl<'a> Doc<'a> {
                 return None;
             }
         }
-        // Keys kept keep their relative order.
-        let kept_old: Vec<&Value> = old.keys().filter(|k| new.contains_key(*k)).collect();
-        let kept_new: Vec<&Value> = new.keys().filter(|k| old.contains_key(*k)).collect();
-        if kept_old != kept_new {
-            return None;
-        }
-        let position = |k: &Value| old.keys().position(|o| o == k);
+        // Kept keys that keep their relative order stay where they are; the others move (a
+        // key removed and set again by one batch comes back at the end).
+        let index: HashMap<&Value, usize> = old.keys().enumerate().map(|(i, k)| (k, i)).collect();
+        let kept: Vec<usize> = new.keys().filter_map(|k| index.get(k).copied()).collect();
+        let stays = longest_increasing(&kept, old.len());
+        let on_dash_line = |e: &Entry| e.line == region.first && region.first_col.is_some();
         let mut insert_at = match entries.first() {
-            Some(e) if e.line == region.first && region.first_col.is_some() => None,
+            Some(e) if on_dash_line(e) => None,
             Some(e) => Some(self.lines[e.line].start),
             None if region.first_col.is_none() => Some(self.text.len()),
             None => None,
         };
         for (k, v) in new {
-            match position(k) {
-                Some(i) => {
+            match index.get(k).copied() {
+                Some(i) if stays[i] => {
                     let e = entries[i];
                     insert_at = Some(e.end);
                     let before = old.get(k)?;
-                    if before != v {
+                    if !same(before, v) {
                         self.entry_edits(region, e, before, v, edits);
                     }
                 }
-                None => {
-                    // A new key goes after the entry that precedes it in the new mapping.
+                moved => {
+                    // A new (or moved) key goes after the entry that precedes it in the new
+                    // mapping; a moved one that did not change keeps its lines as written.
                     let at = insert_at?;
-                    let text = self.eol(yaml::emit_entry(k, v, region.col));
+                    let text = match moved.map(|i| entries[i]) {
+                        Some(e) if old.get(k).is_some_and(|o| same(o, v)) => {
+                            self.text[self.lines[e.line].start..e.end].to_string()
+                        }
+                        _ => self.eol(yaml::emit_entry(k, v, region.col)),
+                    };
                     edits.push((at, at, text));
                 }
             }
         }
-        for (i, k) in old.keys().enumerate() {
-            if !new.contains_key(k) {
-                let e = entries[i];
-                if e.line == region.first && region.first_col.is_some() {
+        for (i, e) in entries.iter().enumerate() {
+            if !stays[i] {
+                if on_dash_line(e) {
                     return None; // the key on a `- ` line: the caller rewrites the item
                 }
                 edits.push((self.lines[e.line].start, e.end, String::new()));
@@ -389,14 +414,14 @@ impl<'a> Doc<'a> {
         if items.len() != old.len() || old.is_empty() || new.is_empty() {
             return None;
         }
-        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let prefix = old.iter().zip(new).take_while(|(a, b)| same(a, b)).count();
         let max_suffix = old.len().min(new.len()) - prefix;
         let suffix = old
             .iter()
             .rev()
             .zip(new.iter().rev())
             .take(max_suffix)
-            .take_while(|(a, b)| a == b)
+            .take_while(|(a, b)| same(a, b))
             .count();
         let (old_mid, new_mid) = (prefix..old.len() - suffix, prefix..new.len() - suffix);
         let after_mid = if old_mid.end < old.len() {
@@ -405,10 +430,19 @@ impl<'a> Doc<'a> {
             items[old.len() - 1].end
         };
         let cut = |it: &Entry| (self.lines[it.line].start, it.end, String::new());
+        // Where each identity occurs among the old items in between, in order: pairing is a
+        // look-up, not a scan (a batch may change thousands of claims of one page).
+        let mut at_identity: HashMap<&Value, Vec<usize>> = HashMap::new();
+        for k in old_mid.clone() {
+            at_identity.entry(identity(&old[k])).or_default().push(k);
+        }
         let mut i = old_mid.start;
         for j in new_mid {
-            let id = identity(&new[j]);
-            match (i..old_mid.end).find(|&k| identity(&old[k]) == id) {
+            let partner = at_identity.get(identity(&new[j])).and_then(|ks| {
+                let p = ks.partition_point(|&k| k < i);
+                ks.get(p).copied()
+            });
+            match partner {
                 Some(k) => {
                     // Old items before its partner are gone.
                     edits.extend(items[i..k].iter().map(cut));
@@ -439,7 +473,7 @@ impl<'a> Doc<'a> {
         new: &Value,
         edits: &mut Vec<Edit>,
     ) {
-        if old == new {
+        if same(old, new) {
             return;
         }
         let line = self.lines[it.line];
@@ -494,7 +528,7 @@ impl<'a> Doc<'a> {
             return None;
         };
         // `[]` is how the emitter writes every empty list: no style of its own to keep.
-        if e.last != e.line || o.is_empty() || n.len() <= o.len() || n[..o.len()] != o[..] {
+        if e.last != e.line || o.is_empty() || n.len() <= o.len() || !same_seq(&n[..o.len()], o) {
             return None;
         }
         let line = self.lines[e.line];
@@ -529,14 +563,38 @@ fn is_collection(v: &Value) -> bool {
     }
 }
 
+/// Which of the indices `0..len` appearing in `seq` form a longest increasing subsequence of it
+/// (the entries that can stay where they are when `seq` is their new order).
+fn longest_increasing(seq: &[usize], len: usize) -> Vec<bool> {
+    // Patience sorting: `tails[l]` ends the smallest-ending increasing run of length l + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev = vec![None; seq.len()];
+    for (i, &x) in seq.iter().enumerate() {
+        let pos = tails.partition_point(|&t| seq[t] < x);
+        prev[i] = pos.checked_sub(1).map(|p| tails[p]);
+        if pos == tails.len() {
+            tails.push(i);
+        } else {
+            tails[pos] = i;
+        }
+    }
+    let mut stays = vec![false; len];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        stays[seq[i]] = true;
+        at = prev[i];
+    }
+    stays
+}
+
 /// What pairs two items of a sequence across versions: a mapping's `id`, else the value.
-fn identity(v: &Value) -> Value {
+fn identity(v: &Value) -> &Value {
     match v {
         Value::Mapping(m) => match m.get("id") {
-            Some(id @ Value::String(_)) => id.clone(),
-            _ => v.clone(),
+            Some(id @ Value::String(_)) => id,
+            _ => v,
         },
-        other => other.clone(),
+        other => other,
     }
 }
 
@@ -678,6 +736,19 @@ mod tests {
             ("empty a list", |m| {
                 m.insert("sourceIds".into(), val("[]"));
             }),
+            ("a key set again goes to the end", |m| {
+                m.shift_remove("questions");
+                m.insert("questions".into(), val("[Q3?]"));
+            }),
+            ("a key moves unchanged", |m| {
+                let q = m.shift_remove("sourceIds").unwrap();
+                m.insert("sourceIds".into(), q);
+            }),
+            ("two claim keys swap", |m| {
+                let c = claim_map(m, 0);
+                let t = c.shift_remove("text").unwrap();
+                c.insert("text".into(), t);
+            }),
         ];
         for (what, edit) in edits {
             let old = map(CANONICAL);
@@ -758,6 +829,44 @@ mod tests {
                 "{}updatedAt: 2026-04-05\n",
                 text.replace("aliases: [Al, 'A. L.']\n", "")
             )
+        );
+    }
+
+    #[test]
+    fn moved_keys_keep_their_lines() {
+        let text =
+            "id: a   # the id\nquestions: [Q1?]  # q\naliases: [A, 'B']  # hand\nstatus: active\n";
+        // Removed and set again by one batch: the key goes last, written again as it changed.
+        let out = splice(text, |m| {
+            m.shift_remove("questions");
+            m.insert("questions".into(), val("[Q2?]"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            "id: a   # the id\naliases: [A, 'B']  # hand\nstatus: active\nquestions:\n  - Q2?\n"
+        );
+        // A key that only moves keeps its line as written.
+        let out = splice(text, |m| {
+            let id = m.shift_remove("id").unwrap();
+            m.insert("id".into(), id);
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            "questions: [Q1?]  # q\naliases: [A, 'B']  # hand\nstatus: active\nid: a   # the id\n"
+        );
+        // Keys of a claim that change places: the fewest move.
+        let text = "claims:\n  - id: c1\n    text: 'One.'  # as said\n    status: supported\n";
+        let out = splice(text, |m| {
+            let c = claim_map(m, 0);
+            let t = c.shift_remove("text").unwrap();
+            c.insert("text".into(), t);
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            "claims:\n  - id: c1\n    status: supported\n    text: 'One.'  # as said\n"
         );
     }
 
