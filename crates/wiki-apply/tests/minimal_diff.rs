@@ -26,6 +26,9 @@ claims:
     confidence: 0.50
     evidence: [{sourceId: source.alpha, lines: \"12-18\"}]
 questions: [\"Who owns it?\"]
+contradictions:
+  - 'Postgres or MySQL?'   # from the March notes
+  - Nightly or hourly backups?
 relationships:
   - {targetId: entity.beta, kind: works-with}
 updatedAt: 2026-03-25T09:30:00.000Z
@@ -59,11 +62,23 @@ old summary
 ";
 
 fn hand_vault() -> Vault {
+    hand_vault_with(false)
+}
+
+/// The hand-written vault; with `crlf`, its two hand-written pages have CRLF line endings.
+fn hand_vault_with(crlf: bool) -> Vault {
+    let eol = |s: &str| {
+        if crlf {
+            s.replace('\n', "\r\n")
+        } else {
+            s.to_string()
+        }
+    };
     let v = Vault::with_git();
     v.write(".openclaw-wiki/state.json", "{}\n");
-    v.write("entities/alpha.md", HAND);
+    v.write("entities/alpha.md", &eol(HAND));
     v.write("sources/alpha.md", SOURCE);
-    v.write("syntheses/alpha-overview.md", SYNTHESIS);
+    v.write("syntheses/alpha-overview.md", &eol(SYNTHESIS));
     v.write(
         "entities/beta.md",
         "---\r\npageType: entity\r\nid: entity.beta\r\ntitle: Beta   # CRLF page\r\nclaims:\r\n- id: claim.beta.launch\r\n  text: \"Beta launched.\"\r\nquestions: [\"When?\"]\r\n---\r\n\r\n# Beta\r\n",
@@ -80,7 +95,12 @@ fn frontmatter(text: &str) -> &str {
 
 /// Apply one operation (no compile) on a fresh vault; the page's frontmatter afterwards.
 fn after(op: &str, path: &str) -> String {
-    let v = hand_vault();
+    after_with(op, path, false)
+}
+
+/// [`after`], on the vault with CRLF pages when `crlf`.
+fn after_with(op: &str, path: &str, crlf: bool) -> String {
+    let v = hand_vault_with(crlf);
     apply(&v, &["--no-compile"], &[op]).expect_code(0);
     let text = v.read(path);
     let before = show(&v, &format!("HEAD~1:{path}"));
@@ -195,16 +215,30 @@ fn page_operations_write_only_their_key() {
         ),
         expected(&[("questions: [\"Who owns it?\"]\n", "")])
     );
-    // A new key: after the last one.
+    // A block list: one item appended, or the resolved item's line (its comment with it) cut.
     assert_eq!(
         after(
-            r#"{"op":"add_contradiction","page":"alpha","contradiction":"Postgres or MySQL?"}"#,
+            r#"{"op":"add_contradiction","page":"alpha","contradiction":"Rust or Go?"}"#,
             "entities/alpha.md"
         ),
         expected(&[(
-            "updatedAt: 2026-04-05T12:00:00.000Z\n",
-            "updatedAt: 2026-04-05T12:00:00.000Z\ncontradictions:\n  - Postgres or MySQL?\n"
+            "  - Nightly or hourly backups?\n",
+            "  - Nightly or hourly backups?\n  - Rust or Go?\n"
         )])
+    );
+    assert_eq!(
+        after(
+            r#"{"op":"resolve_contradiction","page":"alpha","contradiction":"Postgres or MySQL?"}"#,
+            "entities/alpha.md"
+        ),
+        expected(&[("  - 'Postgres or MySQL?'   # from the March notes\n", "")])
+    );
+    assert_eq!(
+        after(
+            r#"{"op":"resolve_contradiction","page":"alpha","contradiction":"Nightly or hourly backups?"}"#,
+            "entities/alpha.md"
+        ),
+        expected(&[("  - Nightly or hourly backups?\n", "")])
     );
     // A relationship: one item appended.
     assert_eq!(
@@ -315,4 +349,107 @@ fn a_batch_and_its_rollback_with_compile() {
     v.run("wiki-apply", &["rollback", &target]).expect_code(0);
     let text = v.read("entities/alpha.md");
     assert_eq!(frontmatter(&text), frontmatter(HAND));
+}
+
+/// Every operation on the same hand-written pages with CRLF line endings: the same result, in
+/// CRLF (nothing of the frontmatter turns to LF, nothing else is written again).
+#[test]
+fn every_operation_keeps_crlf() {
+    let ops = [
+        (
+            r#"{"op":"update_metadata","lookup":"alpha","status":"review","confidence":0.7}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"create_synthesis","title":"Alpha Overview","body":"new summary","sourceIds":["source.alpha","source.beta"]}"#,
+            "syntheses/alpha-overview.md",
+        ),
+        (
+            r#"{"op":"add_claim","page":"alpha","claimId":"claim.alpha.tea","text":"Alpha likes tea."}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"update_claim","claimId":"claim.alpha.backups","status":"contested"}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"update_claim","claimId":"claim.alpha.db","confidence":0.4}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"add_evidence","claimId":"claim.alpha.backups","evidence":{"sourceId":"source.alpha"}}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"supersede_claim","claimId":"claim.alpha.backups","newClaimId":"claim.alpha.b2","text":"Hourly."}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"add_relationship","page":"alpha","targetId":"entity.gamma","kind":"reports-to"}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"add_question","page":"alpha","question":"Since when?"}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"resolve_question","page":"alpha","question":"Who owns it?"}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"add_contradiction","page":"alpha","contradiction":"Rust or Go?"}"#,
+            "entities/alpha.md",
+        ),
+        (
+            r#"{"op":"resolve_contradiction","page":"alpha","contradiction":"Postgres or MySQL?"}"#,
+            "entities/alpha.md",
+        ),
+    ];
+    for (op, path) in ops {
+        let lf = after_with(op, path, false);
+        let crlf = after_with(op, path, true);
+        assert_ne!(lf, frontmatter(HAND), "{op} changes the frontmatter");
+        assert_eq!(crlf, lf.replace('\n', "\r\n"), "{op}");
+    }
+}
+
+/// Rolling back an older operation under a later one (a three-way merge of the frontmatter):
+/// only the entries that operation changed go back; the later one's entries and every
+/// hand-written byte stay (the rollback's compile adds the Related block to the body).
+#[test]
+fn rollback_under_a_later_operation_writes_only_its_entries() {
+    let v = hand_vault();
+    let one = |op: &str| {
+        apply(&v, &["--no-compile"], &[op]).expect_code(0);
+        rev(&v, "HEAD")
+    };
+    let first =
+        one(r#"{"op":"update_claim","claimId":"claim.alpha.backups","status":"contested"}"#);
+    one(r#"{"op":"add_question","page":"alpha","question":"Since when?"}"#);
+    v.run("wiki-apply", &["rollback", &first]).expect_code(0);
+    let text = v.read("entities/alpha.md");
+    assert_eq!(
+        frontmatter(&text),
+        frontmatter(HAND).replace("[\"Who owns it?\"]", "[\"Who owns it?\", Since when?]")
+    );
+    let diff = v.git(&["diff", "-U0", "HEAD~1", "HEAD", "--", "entities/alpha.md"]);
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+        })
+        .take_while(|l| *l != "+" && !l.contains("## Related"))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            "-    status: contested",
+            "-    updatedAt: 2026-04-05T12:00:00.000Z",
+            "-updatedAt: 2026-04-05T12:00:00.000Z",
+            "+updatedAt: 2026-03-25T09:30:00.000Z",
+        ],
+        "{diff}"
+    );
 }

@@ -17,6 +17,7 @@
 //! spliced text does not read back as the new mapping, `None` tells the caller to re-emit the
 //! whole frontmatter.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use yaml_serde::{Mapping, Value};
@@ -349,7 +350,7 @@ impl<'a> Doc<'a> {
                 return;
             }
         }
-        if let Some(edit) = self.flow_append(e, old, new) {
+        if let Some(edit) = self.flow_edit(e, old, new) {
             edits.push(edit);
             return;
         }
@@ -521,31 +522,115 @@ impl<'a> Doc<'a> {
         edits.push((line.start, it.end, self.eol(text)));
     }
 
-    /// An entry whose value is a one-line flow sequence (`[a, b]`) that only gained items at its
-    /// end: the new items inserted before the `]`.
-    fn flow_append(&self, e: Entry, old: &Value, new: &Value) -> Option<Edit> {
+    /// An entry whose value is a one-line flow sequence (`[a, 'b']`) that gained items at its
+    /// end or lost some: the new items are added before the `]`, the items kept stay as
+    /// written (quotes, spacing), and so does a comment after it.
+    fn flow_edit(&self, e: Entry, old: &Value, new: &Value) -> Option<Edit> {
         let (Value::Sequence(o), Value::Sequence(n)) = (old, new) else {
             return None;
         };
         // `[]` is how the emitter writes every empty list: no style of its own to keep.
-        if e.last != e.line || o.is_empty() || n.len() <= o.len() || !same_seq(&n[..o.len()], o) {
+        if e.last != e.line || o.is_empty() || n.is_empty() {
             return None;
         }
         let line = self.lines[e.line];
         let after = &self.text[e.colon_end..line.end];
-        let close = after.rfind(']')?;
-        if !after.trim_start().starts_with('[') || !after[close + 1..].trim().is_empty() {
+        if n.len() > o.len() && same_seq(&n[..o.len()], o) {
+            // Only added items: inserted before the `]` (whatever the items hold).
+            let close = after.rfind(']')?;
+            if !after.trim_start().starts_with('[') || !after[close + 1..].trim().is_empty() {
+                return None;
+            }
+            let added: Vec<String> = n[o.len()..].iter().map(yaml::emit_flow).collect();
+            let before_close = after[..close].trim_end();
+            let sep = if before_close.ends_with(',') {
+                ""
+            } else {
+                ", "
+            };
+            let at = e.colon_end + before_close.len();
+            return Some((at, at, format!("{sep}{}", added.join(", "))));
+        }
+        let open = after.len() - after.trim_start().len();
+        let (spans, close) = flow_items(&after[open..])?;
+        if spans.len() != o.len() {
             return None;
         }
-        let added: Vec<String> = n[o.len()..].iter().map(yaml::emit_flow).collect();
-        let before_close = after[..close].trim_end();
-        let sep = if before_close.ends_with(',') {
-            ""
-        } else {
-            ", "
-        };
-        let at = e.colon_end + before_close.len();
-        Some((at, at, format!("{sep}{}", added.join(", "))))
+        // The old items in order, each kept when it is the next new one; the new ones left
+        // over are added at the end.
+        let mut next = 0;
+        let mut items: Vec<Cow<'_, str>> = Vec::new();
+        for (item, span) in o.iter().zip(&spans) {
+            if n.get(next).is_some_and(|v| same(v, item)) {
+                items.push(Cow::Borrowed(&after[open + span.0..open + span.1]));
+                next += 1;
+            }
+        }
+        items.extend(n[next..].iter().map(|v| Cow::Owned(yaml::emit_flow(v))));
+        let (from, to) = (e.colon_end + open + 1, e.colon_end + open + close);
+        Some((from, to, items.join(", ")))
+    }
+}
+
+/// The spans of the items of the one-line flow sequence at the start of `s` (`[a, 'b', "c"]`)
+/// and the offset of its `]`; `None` for anything else (nested collections, pairs, comments).
+fn flow_items(s: &str) -> Option<(Vec<(usize, usize)>, usize)> {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'[') {
+        return None;
+    }
+    let skip_spaces = |mut i: usize| {
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    };
+    let mut items = Vec::new();
+    let mut i = skip_spaces(1);
+    loop {
+        match *b.get(i)? {
+            b']' => return Some((items, i)),
+            b'[' | b'{' | b'#' | b',' => return None,
+            quote @ (b'"' | b'\'') => {
+                let end = quoted_end(b, i, quote)?;
+                items.push((i, end));
+                i = end;
+            }
+            _ => {
+                let end = i + s[i..].find([',', ']'])?;
+                let token = s[i..end].trim_end();
+                if token.contains(": ") || token.contains(" #") || token.ends_with(':') {
+                    return None;
+                }
+                items.push((i, i + token.len()));
+                i = end;
+            }
+        }
+        i = skip_spaces(i);
+        match *b.get(i)? {
+            b',' => i = skip_spaces(i + 1),
+            b']' => return Some((items, i)),
+            _ => return None,
+        }
+    }
+}
+
+/// The offset just past the quoted scalar starting at `b[start] == quote` (`''` escapes a
+/// single quote, a backslash escapes in double quotes).
+fn quoted_end(b: &[u8], start: usize, quote: u8) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        match *b.get(i)? {
+            b'\\' if quote == b'"' => i += 2,
+            c if c == quote => {
+                if quote == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                    i += 2;
+                } else {
+                    return Some(i + 1);
+                }
+            }
+            _ => i += 1,
+        }
     }
 }
 
@@ -817,6 +902,18 @@ mod tests {
         })
         .unwrap();
         assert_eq!(out, text.replace("[Al, 'A. L.']", "[Alf]"));
+        // Items taken out of a flow list: the others stay as written, and so does a comment.
+        let out = splice(text, |m| {
+            m.insert("aliases".into(), val("['A. L.', Alf]"));
+        })
+        .unwrap();
+        assert_eq!(out, text.replace("[Al, 'A. L.']", "['A. L.', Alf]"));
+        let text2 = "questions: [\"Who?\",  'it''s',\"When?\"]  # open\nid: a\n";
+        let out = splice(text2, |m| {
+            m.insert("questions".into(), val("[\"it's\", When?]"));
+        })
+        .unwrap();
+        assert_eq!(out, "questions: ['it''s', \"When?\"]  # open\nid: a\n");
         // A new key goes after the key before it; a removed key takes only its own lines.
         let out = splice(text, |m| {
             m.shift_remove("aliases");
