@@ -115,6 +115,23 @@ fn after_with(op: &str, path: &str, crlf: bool) -> String {
     frontmatter(&text).to_string()
 }
 
+/// The last commit's diff of `entities/alpha.md`, and its changed lines before the body (and
+/// its Related block).
+fn frontmatter_diff(v: &Vault) -> (String, Vec<String>) {
+    let diff = v.git(&["diff", "-U0", "HEAD~1", "HEAD", "--", "entities/alpha.md"]);
+    let changed = diff
+        .lines()
+        .filter(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+        })
+        .take_while(|l| *l != "+" && !l.contains("## Related"))
+        .map(str::to_string)
+        .collect();
+    (diff, changed)
+}
+
 /// `HAND`'s frontmatter with `updatedAt` set to now and `edits` (from, to) applied.
 fn expected(edits: &[(&str, &str)]) -> String {
     let mut s = frontmatter(HAND).replace("2026-03-25T09:30:00.000Z", NOW);
@@ -323,16 +340,7 @@ fn a_batch_and_its_rollback_with_compile() {
         ],
     )
     .expect_code(0);
-    let diff = v.git(&["diff", "-U0", "HEAD~1", "HEAD", "--", "entities/alpha.md"]);
-    let changed: Vec<&str> = diff
-        .lines()
-        .filter(|l| {
-            (l.starts_with('+') || l.starts_with('-'))
-                && !l.starts_with("+++")
-                && !l.starts_with("---")
-        })
-        .take_while(|l| *l != "+" && !l.contains("## Related"))
-        .collect();
+    let (diff, changed) = frontmatter_diff(&v);
     assert_eq!(
         changed,
         [
@@ -432,16 +440,7 @@ fn rollback_under_a_later_operation_writes_only_its_entries() {
         frontmatter(&text),
         frontmatter(HAND).replace("[\"Who owns it?\"]", "[\"Who owns it?\", Since when?]")
     );
-    let diff = v.git(&["diff", "-U0", "HEAD~1", "HEAD", "--", "entities/alpha.md"]);
-    let changed: Vec<&str> = diff
-        .lines()
-        .filter(|l| {
-            (l.starts_with('+') || l.starts_with('-'))
-                && !l.starts_with("+++")
-                && !l.starts_with("---")
-        })
-        .take_while(|l| *l != "+" && !l.contains("## Related"))
-        .collect();
+    let (diff, changed) = frontmatter_diff(&v);
     assert_eq!(
         changed,
         [
