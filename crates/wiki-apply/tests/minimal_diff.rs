@@ -76,9 +76,9 @@ fn hand_vault_with(crlf: bool) -> Vault {
     };
     let v = Vault::with_git();
     v.write(".openclaw-wiki/state.json", "{}\n");
-    v.write("entities/alpha.md", &eol(HAND));
+    v.write("entities/alpha.md", eol(HAND));
     v.write("sources/alpha.md", SOURCE);
-    v.write("syntheses/alpha-overview.md", &eol(SYNTHESIS));
+    v.write("syntheses/alpha-overview.md", eol(SYNTHESIS));
     v.write(
         "entities/beta.md",
         "---\r\npageType: entity\r\nid: entity.beta\r\ntitle: Beta   # CRLF page\r\nclaims:\r\n- id: claim.beta.launch\r\n  text: \"Beta launched.\"\r\nquestions: [\"When?\"]\r\n---\r\n\r\n# Beta\r\n",
