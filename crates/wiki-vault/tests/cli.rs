@@ -150,7 +150,7 @@ fn records_match_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/schema/page-record.schema.json"
+            "/../wiki-parse/schema/page-record.schema.json"
         ))
         .unwrap(),
     )
