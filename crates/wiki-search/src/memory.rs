@@ -386,6 +386,7 @@ pub fn search_with(
             }
             scored.push((key, bm25));
         }
+        let mut memo = HashMap::new();
         // Bound the pool before reading stored chunks.
         scored.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)
@@ -395,7 +396,7 @@ pub fn search_with(
         scored.truncate((max_results * 4).max(24) * 4);
         for (key, bm25) in scored {
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let near = prep.window_coverage(&c.text, &idfs, PROXIMITY_LINES);
+                let near = prep.window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
                 let bm25 = bm25
                     * (rank::MEMORY_K1 + 1.0)
                     * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);

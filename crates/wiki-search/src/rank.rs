@@ -443,7 +443,17 @@ impl Prepared {
     /// run of `lines` consecutive non-empty lines of `text` holds (1 when no unit has weight).
     /// In a conversation log the answer is one turn or two: a chunk whose matching words sit in
     /// one place says more than one where they are scattered over unrelated turns.
-    pub fn window_coverage(&self, text: &str, idfs: &[f64], lines: usize) -> f64 {
+    ///
+    /// Terms never span whitespace, so a line's units are those of its whitespace-separated
+    /// words; `memo` keeps each folded word's units across the texts of one query (a chat
+    /// repeats its words: each is tokenised and stemmed once).
+    pub fn window_coverage(
+        &self,
+        text: &str,
+        idfs: &[f64],
+        lines: usize,
+        memo: &mut HashMap<String, u64>,
+    ) -> f64 {
         let weight = |mask: u64| -> f64 {
             self.units
                 .iter()
@@ -458,22 +468,39 @@ impl Prepared {
         if total <= 0.0 {
             return 1.0;
         }
-        let masks: Vec<u64> = text
+        let folded = tokenize::fold(text);
+        let masks: Vec<u64> = folded
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| self.units_in_folded(&tokenize::fold(l)))
+            .map(|l| {
+                l.split_whitespace().fold(0u64, |m, w| {
+                    m | match memo.get(w) {
+                        Some(&u) => u,
+                        None => {
+                            let u = self.units_in_folded(w);
+                            memo.insert(w.to_string(), u);
+                            u
+                        }
+                    }
+                })
+            })
             .collect();
         let w = lines.max(1);
-        let mut best = 0.0f64;
+        let mut best = 0u64;
+        let mut best_weight = 0.0f64;
         for start in 0..masks.len() {
             let m = masks[start..(start + w).min(masks.len())]
                 .iter()
                 .fold(0, |a, b| a | b);
-            if m != 0 {
-                best = best.max(weight(m));
+            if m != best && m != 0 {
+                let mw = weight(m);
+                if mw > best_weight {
+                    best = m;
+                    best_weight = mw;
+                }
             }
         }
-        best / total
+        best_weight / total
     }
 
     /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
