@@ -7,9 +7,11 @@ use wiki_cli::{CliError, GlobalArgs, exit};
 /// Serve the vault to a Model Context Protocol client on stdio (newline-delimited JSON-RPC on
 /// stdin/stdout; diagnostics on stderr).
 ///
-/// Tools: wiki_status, wiki_search, wiki_get, wiki_apply, wiki_lint, memory_search and
-/// memory_get, each running the library function of the command of the same name (same
-/// validation, same messages; failures are tool errors with the command's message). Prompt
+/// Tools: wiki_status, wiki_search, wiki_get, wiki_apply, wiki_lint, memory_search,
+/// memory_get, memory_recall, memory_facts and memory_triggers, each running the library
+/// function of the command of the same name (same validation, same messages; failures are tool
+/// errors with the command's message; a memory_recall is recorded in the short-term store as
+/// `wiki memory recall` records it). Prompt
 /// `wiki_context` and resource `wiki://context`: the digest of `wiki context`. Every call reads
 /// and commits to the branch of `--agent` (or `$WIKI_AGENT`, or the configured default agent
 /// with `vault.scope: agent`); `wiki_apply` makes one commit per call with the agent in its
@@ -20,7 +22,7 @@ use wiki_cli::{CliError, GlobalArgs, exit};
 /// DIR`, `--agent ID` as needed). Exits 0 when the client closes the connection.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Memory workspace of memory_search and memory_get. Default: $WIKI_MEMORY_DIR, else the
+    /// Memory workspace of the memory_* tools. Default: $WIKI_MEMORY_DIR, else the
     /// agent's `workspace` in the OpenClaw config, else $OPENCLAW_STATE_DIR/workspace
     /// (~/.openclaw/workspace).
     #[arg(long, value_name = "DIR")]

@@ -28,6 +28,9 @@
 //! | `wiki_lint` | `wiki lint` | `Issues: …` lines (§6.3) | the lint result, `reportPath` vault-relative |
 //! | `memory_search` | `wiki memory search` / `wiki search --corpus …` | the §7.8 text | `{results}` |
 //! | `memory_get` | `wiki memory get` / `wiki get` | the lines | the file window |
+//! | `memory_recall` | `wiki memory recall` | the result lines | `{results}` (`--json` records) |
+//! | `memory_facts` | `wiki memory facts` | fact lines, then `path:line: message` | `{facts, malformed}` |
+//! | `memory_triggers` | `wiki memory triggers` | `- entry (Source: …)` lines | `{triggers}` |
 //!
 //! A failure is a tool result with `isError: true` whose text is the CLI's error message (an
 //! invalid operation, a page that does not parse, an unknown argument); nothing is written then.

@@ -30,7 +30,31 @@ fn fixture() -> (Vault, PathBuf) {
         "# Memory\n\nThe deploy key rotates monthly.\n",
     )
     .unwrap();
+    std::fs::write(
+        ws.join("USER.md"),
+        "# User\n\n- Answer in European Portuguese when asked in Portuguese. <!-- trigger: portuguese -->\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("memory/2026-03-30.md"),
+        "# 2026-03-30\n\n## Retain\n- O(c=0.7) @Peter: Prefers voice notes for long updates.\n- W @The-Castle: The castle box got a new SSD.\n- X @Peter: unknown type\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("memory/2026-04-02.md"),
+        "# 2026-04-02\n\nPeter asked about the castle box.\n\n## Retain\n- B @Peter: Moved the castle box to the attic.\n- O(c=0.9) @Peter: Prefers short standups.\n",
+    )
+    .unwrap();
     (v, ws)
+}
+
+/// `wiki memory <args> --json` on the fixture's workspace: its records.
+fn memory_cli(v: &Vault, ws: &Path, args: &[&str]) -> Vec<Json> {
+    let ws = ws.to_str().unwrap();
+    let mut all = vec!["memory", "--workspace", ws];
+    all.extend_from_slice(args);
+    all.push("--json");
+    v.run("wiki", &all).jsonl()
 }
 
 fn python_session(v: &Vault, ws: &Path, agent: Option<&str>) -> Json {
@@ -71,10 +95,15 @@ fn python_sdk_session_calls_every_tool() {
             "wiki_apply",
             "wiki_lint",
             "memory_search",
-            "memory_get"
+            "memory_get",
+            "memory_recall",
+            "memory_facts",
+            "memory_triggers"
         ])
     );
     assert_eq!(t["readOnly"]["wiki_apply"], false);
+    assert_eq!(t["readOnly"]["memory_recall"], false);
+    assert_eq!(t["readOnly"]["memory_facts"], true);
     assert_eq!(t["readOnly"]["wiki_search"], true);
     // The plugin's evidence keys, exactly (reference §15, tool.test.ts).
     assert_eq!(
@@ -169,6 +198,8 @@ fn python_sdk_session_calls_every_tool() {
     assert_eq!(get["text"], "The deploy key rotates monthly.");
     assert_eq!(get["structured"]["totalLines"], 3);
 
+    memory_layer_calls(&t, &v, &ws);
+
     // Bad calls: tool errors with the CLI's messages; nothing written.
     let bad = |name: &str| {
         assert_eq!(t["bad"][name]["isError"], true, "{name}");
@@ -190,6 +221,30 @@ fn python_sdk_session_calls_every_tool() {
     assert_eq!(
         bad("unknown_argument"),
         "wiki_get: unknown argument `page` (expected: lookup, fromLine, lineCount, corpus, backend)"
+    );
+    assert_eq!(
+        bad("recall_kind"),
+        "--kind must be world, experience, opinion or observation (or W, B, O, S), found `fuzzy`"
+    );
+    assert_eq!(
+        bad("recall_since_at"),
+        "memory_recall: `since` and `at` cannot be used together"
+    );
+    assert_eq!(
+        bad("recall_nothing"),
+        "wiki memory recall needs a query, or --entity / --kind"
+    );
+    assert_eq!(
+        bad("facts_since"),
+        "--since must be a duration (30d, 2w, 12h, 3m, 1y) or a day (2025-11-01), found `soon`"
+    );
+    assert_eq!(
+        bad("facts_entity"),
+        "memory_facts: `entity` must be an array of strings (got 3)"
+    );
+    assert_eq!(
+        bad("triggers_message"),
+        "memory_triggers: `message` is required (a non-empty string)"
     );
     assert_eq!(t["bad"]["unknown_tool"]["code"], -32602);
     assert!(!v.exists("syntheses/x.md"));
@@ -220,6 +275,117 @@ fn python_sdk_session_calls_every_tool() {
     assert_eq!(t["resources"], json!([["wiki://context", "text/markdown"]]));
     assert_eq!(t["resource"][0], t["prompt"][0]);
     assert_eq!(t["ping"], true);
+}
+
+/// memory_recall, memory_facts and memory_triggers answer what `wiki memory recall|facts|triggers
+/// --json` print, and the recall is recorded in the short-term store as the CLI's is.
+fn memory_layer_calls(t: &Json, v: &Vault, ws: &Path) {
+    let structured = |call: &str| t["calls"][call]["structured"].clone();
+    let sources = |records: &Json, key: &str| -> Vec<String> {
+        records[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // Recall by query: the CLI's records and lines, cited.
+    let recall = structured("memory_recall");
+    assert_eq!(
+        sources(&recall, "results"),
+        ["memory/2026-04-02.md#L7", "memory/2026-03-30.md#L4"]
+    );
+    let cli = memory_cli(
+        v,
+        ws,
+        &[
+            "recall",
+            "--no-record",
+            "--k",
+            "2",
+            "what does Peter prefer",
+        ],
+    );
+    assert_eq!(recall["results"], Json::Array(cli));
+    let lines: Vec<String> = text(t, "calls", "memory_recall")
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().0.to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "1. [opinion c=0.9] 2026-04-02 @Peter: Prefers short standups. (memory/2026-04-02.md#L7)",
+            "2. [opinion c=0.7] 2026-03-30 @Peter: Prefers voice notes for long updates. (memory/2026-03-30.md#L4)"
+        ]
+    );
+    // Structured recall (entity and kind only): entity and recency signals, no lexical score.
+    assert_eq!(
+        structured("memory_recall_filtered"),
+        json!({"results": [
+            {"type": "fact", "kind": "opinion", "timestamp": "2026-04-02", "entities": ["Peter"],
+             "content": "Prefers short standups.", "confidence": 0.9,
+             "source": "memory/2026-04-02.md#L7", "score": 0.3433, "signals": ["entity"]},
+            {"type": "fact", "kind": "opinion", "timestamp": "2026-03-30", "entities": ["Peter"],
+             "content": "Prefers voice notes for long updates.", "confidence": 0.7,
+             "source": "memory/2026-03-30.md#L4", "score": 0.3371, "signals": ["entity"]}
+        ]})
+    );
+    // The first recall is recorded (once: the second said noRecord).
+    let store: Json = serde_json::from_str(
+        &std::fs::read_to_string(ws.join("memory/.dreams/short-term-recall.json")).unwrap(),
+    )
+    .unwrap();
+    let entries = store["entries"].as_object().unwrap();
+    let recorded: Vec<(&str, &Json)> = entries
+        .iter()
+        .map(|(k, e)| (k.as_str(), &e["recallCount"]))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("memory:memory/2026-04-02.md:7:7", &json!(1)),
+            ("memory:memory/2026-03-30.md:4:4", &json!(1))
+        ]
+    );
+
+    // Facts: every fact of the window, the malformed bullet with its line.
+    assert_eq!(
+        text(t, "calls", "memory_facts"),
+        "2026-03-30 O(c=0.7) @Peter: Prefers voice notes for long updates. (memory/2026-03-30.md#L4)\n\
+         2026-03-30 W @The-Castle: The castle box got a new SSD. (memory/2026-03-30.md#L5)\n\
+         2026-04-02 B @Peter: Moved the castle box to the attic. (memory/2026-04-02.md#L6)\n\
+         2026-04-02 O(c=0.9) @Peter: Prefers short standups. (memory/2026-04-02.md#L7)\n\
+         memory/2026-03-30.md:6: unknown fact type `X` (expected W, B, O(c=…) or S)"
+    );
+    let facts = structured("memory_facts");
+    let mut cli = memory_cli(v, ws, &["facts", "--since", "30d"]);
+    let malformed = cli.split_off(4);
+    assert_eq!(facts["facts"], Json::Array(cli));
+    assert_eq!(facts["malformed"], Json::Array(malformed));
+    assert_eq!(
+        structured("memory_facts_filtered"),
+        json!({"facts": [{"type": "fact", "kind": "opinion", "timestamp": "2026-04-02",
+                          "entities": ["Peter"], "content": "Prefers short standups.",
+                          "confidence": 0.9, "source": "memory/2026-04-02.md#L7"}],
+               "malformed": []})
+    );
+
+    // Triggers: the curated entry with its source line; nothing for an unrelated message.
+    assert_eq!(
+        text(t, "calls", "memory_triggers"),
+        "- Answer in European Portuguese when asked in Portuguese. (Source: USER.md#L3)"
+    );
+    let triggers = structured("memory_triggers");
+    assert_eq!(triggers["triggers"][0]["phrase"], "portuguese");
+    assert_eq!(triggers["triggers"][0]["source"], "USER.md#L3");
+    let cli = memory_cli(v, ws, &["triggers", "reply in portuguese please"]);
+    assert_eq!(triggers["triggers"], Json::Array(cli));
+    assert_eq!(
+        text(t, "calls", "memory_triggers_none"),
+        "No trigger matched."
+    );
+    assert_eq!(structured("memory_triggers_none"), json!({"triggers": []}));
 }
 
 #[test]
@@ -263,6 +429,10 @@ fn raw_json_rpc_over_pipes() {
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
                "params": {"name": "wiki_get", "arguments": {"lookup": "nothing-here"}}}),
         json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+               "params": {"name": "memory_facts", "arguments": {"kind": ["experience"]}}}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+               "params": {"name": "memory_triggers", "arguments": {"message": 42}}}),
     ];
     let mut stdin = child.stdin.take().unwrap();
     for r in &requests {
@@ -287,9 +457,9 @@ fn raw_json_rpc_over_pipes() {
             .find(|r| r["id"] == id)
             .unwrap_or_else(|| panic!("no reply {id}: {replies:?}"))
     };
-    assert_eq!(replies.len(), 6, "{replies:?}");
+    assert_eq!(replies.len(), 8, "{replies:?}");
     assert_eq!(by_id(1)["result"]["protocolVersion"], "2024-11-05");
-    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 10);
     assert_eq!(by_id(3)["error"]["code"], -32601);
     assert_eq!(by_id(4)["error"]["code"], -32002);
     assert_eq!(
@@ -298,4 +468,20 @@ fn raw_json_rpc_over_pipes() {
                "structuredContent": {"found": false}, "isError": false})
     );
     assert_eq!(by_id(6)["result"], json!({}));
+    assert_eq!(
+        by_id(7)["result"],
+        json!({"content": [{"type": "text", "text": "2026-04-02 B @Peter: Moved the castle box to the attic. (memory/2026-04-02.md#L6)\nmemory/2026-03-30.md:6: unknown fact type `X` (expected W, B, O(c=…) or S)"}],
+               "structuredContent": {"facts": [{"type": "fact", "kind": "experience",
+                   "timestamp": "2026-04-02", "entities": ["Peter"],
+                   "content": "Moved the castle box to the attic.", "confidence": null,
+                   "source": "memory/2026-04-02.md#L6"}],
+                   "malformed": [{"type": "malformed", "source": "memory/2026-03-30.md#L6",
+                                  "message": "unknown fact type `X` (expected W, B, O(c=…) or S)"}]},
+               "isError": false})
+    );
+    assert_eq!(
+        by_id(8)["result"],
+        json!({"content": [{"type": "text", "text": "memory_triggers: `message` must be a string (got 42)"}],
+               "isError": true})
+    );
 }

@@ -55,12 +55,19 @@ def check_schemas(tools):
             "evidence": [{"sourceId": "source.notes", "lines": "1-2", "weight": 1}],
         },
         "memory_get": {"path": "MEMORY.md#L1-L2"},
+        "memory_recall": {"query": "peter", "k": 5, "since": "30d", "entity": ["Peter"],
+                          "kind": ["opinion", "world"], "noRecord": True},
+        "memory_facts": {"at": "2026-04", "entity": ["Peter"], "kind": ["experience"]},
+        "memory_triggers": {"message": "hello", "project": ["github.com/acme/app"]},
     }
     invalid = {
         "wiki_search": {"query": "alpha", "mode": "fuzzy"},
         "wiki_get": {"lookup": "alpha", "extra": 1},
         "wiki_apply": {"op": "create_synthesis", "evidence": [{"bogus": 1}]},
         "wiki_status": {"x": 1},
+        "memory_recall": {"query": "x", "kind": ["fuzzy"]},
+        "memory_facts": {"entity": [3]},
+        "memory_triggers": {},
     }
     for name, args in valid.items():
         jsonschema.validate(args, by_name[name], cls=jsonschema.Draft202012Validator)
@@ -108,6 +115,22 @@ async def session_run(out):
             calls["wiki_lint"] = await call(session, "wiki_lint", {})
             calls["memory_search"] = await call(session, "memory_search", {"query": "deploy key"})
             calls["memory_get"] = await call(session, "memory_get", {"path": "MEMORY.md#L3"})
+            calls["memory_recall"] = await call(
+                session, "memory_recall", {"query": "what does Peter prefer", "k": 2}
+            )
+            calls["memory_recall_filtered"] = await call(
+                session, "memory_recall", {"entity": ["@Peter"], "kind": ["opinion"], "noRecord": True}
+            )
+            calls["memory_facts"] = await call(session, "memory_facts", {"since": "30d"})
+            calls["memory_facts_filtered"] = await call(
+                session, "memory_facts", {"entity": ["peter"], "kind": ["opinion"], "at": "2026-04"}
+            )
+            calls["memory_triggers"] = await call(
+                session, "memory_triggers", {"message": "reply in portuguese please"}
+            )
+            calls["memory_triggers_none"] = await call(
+                session, "memory_triggers", {"message": "what is the weather"}
+            )
 
             bad = out["bad"] = {}
             bad["apply_missing_body"] = await call(
@@ -118,6 +141,14 @@ async def session_run(out):
             )
             bad["search_mode"] = await call(session, "wiki_search", {"query": "x", "mode": "fuzzy"})
             bad["unknown_argument"] = await call(session, "wiki_get", {"lookup": "a", "page": 2})
+            bad["recall_kind"] = await call(session, "memory_recall", {"query": "x", "kind": ["fuzzy"]})
+            bad["recall_since_at"] = await call(
+                session, "memory_recall", {"query": "x", "since": "3d", "at": "2025"}
+            )
+            bad["recall_nothing"] = await call(session, "memory_recall", {"entity": []})
+            bad["facts_since"] = await call(session, "memory_facts", {"since": "soon"})
+            bad["facts_entity"] = await call(session, "memory_facts", {"entity": [3]})
+            bad["triggers_message"] = await call(session, "memory_triggers", {"message": " "})
             try:
                 await session.call_tool("wiki_nope", {})
                 raise AssertionError("an unknown tool must be a protocol error")

@@ -1,6 +1,6 @@
 //! The tools: one table of [`ToolSpec`]s, one function each.
 //!
-//! Adding a tool is adding an entry to the table of its module ([`wiki::tools`],
+//! Adding a tool is adding an entry to the table of its module ([`wiki::tools`], [`recall::tools`],
 //! [`memory::tools`]) — or a new module whose `tools()` [`all`] appends — with its input schema
 //! and a function from the [`State`] and the call's [`Params`] to a [`Reply`] or the error
 //! message the client sees (`isError: true`).
@@ -13,6 +13,7 @@ use wiki_search::resident::Resident;
 
 pub mod memory;
 pub mod params;
+pub mod recall;
 pub mod wiki;
 
 pub use params::Params;
@@ -65,6 +66,7 @@ pub struct ToolSpec {
 pub fn all() -> Vec<ToolSpec> {
     let mut tools = wiki::tools();
     tools.extend(memory::tools());
+    tools.extend(recall::tools());
     tools
 }
 

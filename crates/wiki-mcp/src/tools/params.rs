@@ -85,6 +85,32 @@ impl<'a> Params<'a> {
         })
     }
 
+    /// An optional list of strings, as a repeatable flag takes them: an array of strings, or one
+    /// string (`null` counts as absent).
+    pub fn strings(&self, key: &str) -> Result<Vec<&'a str>, String> {
+        match self.args.get(key) {
+            None | Some(Json::Null) => Ok(Vec::new()),
+            Some(Json::String(s)) => Ok(vec![s.as_str()]),
+            Some(Json::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Json::String(s) => Ok(s.as_str()),
+                    other => Err(self.wrong(key, "an array of strings", other)),
+                })
+                .collect(),
+            Some(other) => Err(self.wrong(key, "an array of strings", other)),
+        }
+    }
+
+    /// An optional boolean (`default` when absent).
+    pub fn flag(&self, key: &str, default: bool) -> Result<bool, String> {
+        match self.args.get(key) {
+            None | Some(Json::Null) => Ok(default),
+            Some(Json::Bool(b)) => Ok(*b),
+            Some(other) => Err(self.wrong(key, "true or false", other)),
+        }
+    }
+
     /// One of the names a clap `ValueEnum` accepts, or `message` (the CLI's wording).
     pub fn choice<T: clap::ValueEnum>(
         &self,

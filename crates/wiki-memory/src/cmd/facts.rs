@@ -80,6 +80,28 @@ impl<'a> FactRecord<'a> {
     }
 }
 
+/// The record of a malformed Retain bullet (`{"type":"malformed","source","message"}`).
+#[derive(Debug, Serialize)]
+pub struct MalformedRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// `path#L<line>`.
+    pub source: String,
+    /// What is wrong.
+    pub message: &'a str,
+}
+
+impl<'a> MalformedRecord<'a> {
+    /// The record of `m`.
+    pub fn of(m: &'a retain::Malformed) -> MalformedRecord<'a> {
+        MalformedRecord {
+            kind: "malformed",
+            source: format!("{}#L{}", m.path, m.line),
+            message: &m.message,
+        }
+    }
+}
+
 /// One text line for a fact: `2025-11-27 O(c=0.95) @Peter: Prefers … (memory/…#L12)`.
 pub fn text_line(f: &Fact) -> String {
     let kind = match f.confidence {
@@ -126,8 +148,9 @@ pub fn filter(
     })
 }
 
-/// Run `wiki memory facts`.
-pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+/// The facts `args` selects, with the malformed bullets and unreadable notes met on the way
+/// (what `wiki memory facts` prints; the MCP tool `memory_facts` returns it).
+pub fn facts(ctx: &Ctx, args: &Args) -> Result<facts::Collected> {
     ctx.require_workspace()?;
     let filter = filter(
         ctx,
@@ -136,7 +159,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
         &args.entity,
         &args.kind,
     )?;
-    let found = facts::collect(&ctx.ws, &filter, None);
+    Ok(facts::collect(&ctx.ws, &filter, None))
+}
+
+/// Run `wiki memory facts`.
+pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
+    let found = facts(ctx, args)?;
     let mut p = Printer::new(ctx.json(true)?);
     for f in &found.facts {
         p.record(&FactRecord::of(f))?;
@@ -144,18 +172,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
     }
     for m in &found.malformed {
         say(&m.to_string());
-        #[derive(Serialize)]
-        struct Bad<'a> {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            source: String,
-            message: &'a str,
-        }
-        p.record(&Bad {
-            kind: "malformed",
-            source: format!("{}#L{}", m.path, m.line),
-            message: &m.message,
-        })?;
+        p.record(&MalformedRecord::of(m))?;
     }
     for e in &found.errors {
         say(e);

@@ -53,7 +53,8 @@ pub struct Args {
     pub no_record: bool,
 }
 
-fn text_line(i: usize, r: &Recalled) -> String {
+/// The text line of the `i`-th result (0-based): `1. [opinion c=0.7] 2026-03-30 @Peter: … (source) score`.
+pub fn text_line(i: usize, r: &Recalled) -> String {
     let tag = match (r.record, r.confidence) {
         ("note", _) => "note".to_string(),
         (_, Some(c)) => format!("{} c={c}", r.kind),
