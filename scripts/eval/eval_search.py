@@ -367,7 +367,7 @@ def memory_eval(binary, compare, work, conversations, extra_env):
         times["fts5"].append(t)
         qs_all += qs
     scores = {k: score_memory(v, qs_all) for k, v in results.items() if v}
-    return scores, {k: sum(v) / len(v) for k, v in times.items() if v}, qs_all
+    return scores, {k: sum(v) / len(v) for k, v in times.items() if v}, qs_all, results
 
 
 # ----------------------------------------------------------------------------- report
@@ -419,7 +419,13 @@ def main():
                     misses.append({"set": name, "split": q["split"], "query": q["query"], "targets": q["targets"],
                                    "ours": a[:5], "fts5": b[:5], "rr": rr(a, tg), "rr_fts5": rr(b, tg)})
     if "memory" in wanted:
-        scores, times, mqs = memory_eval(args.bin, args.compare, args.work, args.conversations, {})
+        scores, times, mqs, answers = memory_eval(args.bin, args.compare, args.work, args.conversations, {})
+        for q, a, b in zip(mqs, answers["ours"], answers["fts5"]):
+            ev = set(q["evidence"])
+            if rr(a, ev) < 1.0:
+                misses.append({"set": "memory", "split": q["split"], "query": q["query"], "targets": q["evidence"],
+                               "evidence_lines": q["evidence_lines"], "superseded": q["superseded"],
+                               "ours": a[:5], "fts5": b[:5], "rr": rr(a, ev), "rr_fts5": rr(b, ev)})
         report["memory"] = {"scores": scores, "ms_per_query": {k: v * 1000 for k, v in times.items()}}
         rows.append(("memory", scores, times))
     print_table(rows, bool(args.compare))

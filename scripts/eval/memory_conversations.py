@@ -476,17 +476,20 @@ def generate(seed, phrasing="tune", days=270, facts_per_conv=None):
         turns = [(sp, fill(t, s)) for sp, t in rng.choice(f["evidence"])]
         ev = plant(day, turns)
         evidence, superseded = [ev], []
+        said = [t for sp, t in turns if sp == "User"]
         last_day = day
         if "update" in f and rng.random() < 0.5 and first < len(note_days) - 20:
             later = note_days[rng.randrange(first + 15, len(note_days))]
             upd = [(sp, fill(t, s)) for sp, t in rng.choice(f["update"])]
             superseded, evidence = [ev], [plant(later, upd)]
+            said = [t for sp, t in upd if sp == "User"]
             last_day = later
         elif rng.random() < 0.15 and first < len(note_days) - 20:
             # Restated later, same value.
             later = note_days[rng.randrange(first + 15, len(note_days))]
             again = [(sp, fill(t, s)) for sp, t in rng.choice(f["evidence"])]
             superseded, evidence = [ev], [plant(later, again)]
+            said = [t for sp, t in again if sp == "User"]
             last_day = later
         for near in f.get("near", []):
             d = rng.choice(note_days)
@@ -496,6 +499,7 @@ def generate(seed, phrasing="tune", days=270, facts_per_conv=None):
             "query": q,
             "fact": f["id"],
             "evidence": evidence,
+            "evidence_lines": said,
             "superseded": superseded,
             "old_only": not superseded and (now - last_day).days > 90,
         })

@@ -5,8 +5,13 @@
 //! * **Chunks**: about [`CHUNK_TOKENS`] tokens with [`OVERLAP_TOKENS`] tokens of overlap, on line
 //!   boundaries (a line longer than a chunk is a chunk of its own), each with its line range.
 //!   Tokens are whitespace-separated words, and each CJK character counts as one.
-//! * **Text score**: BM25 over chunk text (k1 1.2, b 0.75), mapped to 0–1 as FTS5 ranks are:
-//!   `s / (1 + s)`.
+//! * **Text score**: BM25 over chunk text in its usual form, `idf × tf × (k1 + 1) / (tf + k1 ×
+//!   norm)` (k1 1.2, b 0.75: the scale of FTS5's `bm25()`, which the original maps and compares
+//!   with `minScore`), times the proximity factor `1 − p + p × w` ([`PROXIMITY_SHARE`] p = 0.7),
+//!   where w is the idf-weighted share of the query's words that the best
+//!   [`PROXIMITY_LINES`] consecutive non-empty lines hold together (in a conversation log the
+//!   answer is one turn or two; words scattered over unrelated turns say less). Mapped to 0–1 as
+//!   FTS5 ranks are: `s / (1 + s)`.
 //! * **Recency** ([`Recency`]): the age of a dated note (`memory/…/YYYY-MM-DD(-slug).md`, midnight
 //!   UTC; the clock is `--now`) moves its score by at most a fixed share: the multiplier is
 //!   `1 − s + s × exp(−ln 2 / H × ageDays)` with H = [`HALF_LIFE_DAYS`] and s =
@@ -50,6 +55,10 @@ pub const OVERLAP_TOKENS: usize = 80;
 pub const HALF_LIFE_DAYS: f64 = 30.0;
 /// Share of a dated note's score that recency moves (the default [`Recency::Blend`]).
 pub const RECENCY_SHARE: f64 = 0.3;
+/// Proximity window: lines (non-empty) that may hold the query's words together.
+pub const PROXIMITY_LINES: usize = 2;
+/// Share of a chunk's BM25 that depends on its best window's idf-weighted coverage of the query.
+pub const PROXIMITY_SHARE: f64 = 0.7;
 /// MMR trade-off.
 pub const MMR_LAMBDA: f64 = 0.7;
 /// Snippet length in characters.
@@ -369,7 +378,7 @@ pub fn search_with(
     let mut cands: Vec<Cand> = Vec::new();
     let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
     if !prep.terms.is_empty() {
-        let scores = rank::bm25_body(index, &prep)?;
+        let (scores, idfs) = rank::bm25_body(index, &prep)?;
         let mut scored: Vec<((usize, u32), f64)> = Vec::new();
         for (&key, &(bm25, mask)) in &scores {
             if !rank::passes_gate(&prep, mask) {
@@ -377,6 +386,7 @@ pub fn search_with(
             }
             scored.push((key, bm25));
         }
+        let mut memo = HashMap::new();
         // Bound the pool before reading stored chunks.
         scored.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)
@@ -386,6 +396,10 @@ pub fn search_with(
         scored.truncate((max_results * 4).max(24) * 4);
         for (key, bm25) in scored {
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                let near = prep.window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
+                let bm25 = bm25
+                    * (rank::MEMORY_K1 + 1.0)
+                    * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
                 let text_score = bm25 / (1.0 + bm25);
                 let score = text_score
                     * recency.multiplier(&c.path, now_ms)

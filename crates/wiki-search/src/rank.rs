@@ -407,7 +407,7 @@ impl Prepared {
     /// [`tokenize::term_set`], without building the set. Every term of a text is a substring of
     /// its folded form (parts, their stems — prefixes —, chunks and CJK characters all are), so
     /// a text whose folded form contains no unit is not tokenised at all.
-    fn units_in_folded(&self, folded: &str) -> u64 {
+    pub(crate) fn units_in_folded(&self, folded: &str) -> u64 {
         if self.unit_substrings(folded) == 0 {
             return 0;
         }
@@ -437,6 +437,70 @@ impl Prepared {
             }
         }
         mask
+    }
+
+    /// Proximity: the idf-weighted share of the coverage units (`idfs` per term) that the best
+    /// run of `lines` consecutive non-empty lines of `text` holds (1 when no unit has weight).
+    /// In a conversation log the answer is one turn or two: a chunk whose matching words sit in
+    /// one place says more than one where they are scattered over unrelated turns.
+    ///
+    /// Terms never span whitespace, so a line's units are those of its whitespace-separated
+    /// words; `memo` keeps each folded word's units across the texts of one query (a chat
+    /// repeats its words: each is tokenised and stemmed once).
+    pub fn window_coverage(
+        &self,
+        text: &str,
+        idfs: &[f64],
+        lines: usize,
+        memo: &mut HashMap<String, u64>,
+    ) -> f64 {
+        let weight = |mask: u64| -> f64 {
+            self.units
+                .iter()
+                .enumerate()
+                .take(64)
+                .filter(|(k, _)| mask & (1 << k) != 0)
+                .map(|(_, &i)| idfs.get(i).copied().unwrap_or(0.0))
+                .sum()
+        };
+        let n = self.units.len().min(64);
+        let total = weight(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
+        if total <= 0.0 {
+            return 1.0;
+        }
+        let folded = tokenize::fold(text);
+        let masks: Vec<u64> = folded
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                l.split_whitespace().fold(0u64, |m, w| {
+                    m | match memo.get(w) {
+                        Some(&u) => u,
+                        None => {
+                            let u = self.units_in_folded(w);
+                            memo.insert(w.to_string(), u);
+                            u
+                        }
+                    }
+                })
+            })
+            .collect();
+        let w = lines.max(1);
+        let mut best = 0u64;
+        let mut best_weight = 0.0f64;
+        for start in 0..masks.len() {
+            let m = masks[start..(start + w).min(masks.len())]
+                .iter()
+                .fold(0, |a, b| a | b);
+            if m != best && m != 0 {
+                let mw = weight(m);
+                if mw > best_weight {
+                    best = m;
+                    best_weight = mw;
+                }
+            }
+        }
+        best_weight / total
     }
 
     /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
@@ -607,11 +671,13 @@ fn bm25f(
     Ok((scored, idfs))
 }
 
-/// BM25 scores over the body field only (memory chunks; k1 [`MEMORY_K1`]).
-pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<DocScores, crate::Error> {
+/// BM25 scores over the body field only (memory chunks; k1 [`MEMORY_K1`]), and the idf of
+/// each query term (0 for a term no chunk holds).
+pub fn bm25_body(index: &Index, prep: &Prepared) -> Result<(DocScores, Vec<f64>), crate::Error> {
     let mut w = [0.0; FIELDS];
     w[doc::Field::Body as usize] = 1.0;
-    Ok(bm25f(index, prep, &w, MEMORY_K1)?.0.into_iter().collect())
+    let (scored, idfs) = bm25f(index, prep, &w, MEMORY_K1)?;
+    Ok((scored.into_iter().collect(), idfs))
 }
 
 /// Whether `mask` matches at least one coverage unit (a document matching only whole

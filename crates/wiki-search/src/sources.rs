@@ -167,7 +167,8 @@ impl Source for WorkTree {
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
         let abs = self.vault.join(&file.path);
-        std::fs::read(&abs).map_err(|e| Error::Io(abs, e))
+        wiki_cli::read::read_bounded(&abs, wiki_parse::page::PAGE_LIMIT)
+            .map_err(|e| Error::Io(abs, e))
     }
 
     fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
@@ -578,7 +579,9 @@ mod fast {
             files: Mutex::new(Vec::new()),
             no_statx: AtomicBool::new(false),
             cache: cache
-                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|p| {
+                    wiki_cli::read::read_bounded(p, wiki_parse::layout::DERIVED_LIMIT).ok()
+                })
                 .and_then(|b| decode_cache(&b))
                 .unwrap_or_default(),
             records: Mutex::new(Vec::new()),
@@ -802,7 +805,8 @@ impl Source for MemoryDir {
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
         let abs = self.dir.join(&file.path);
-        std::fs::read(&abs).map_err(|e| Error::Io(abs, e))
+        wiki_cli::read::read_bounded(&abs, wiki_cli::read::MEMORY_NOTES)
+            .map_err(|e| Error::Io(abs, e))
     }
 
     fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {

@@ -1109,11 +1109,11 @@ fn min_score_ws(v: &Vault) -> PathBuf {
     ws
 }
 
-const HIT_MEMORY: &str = r#"{"type":"hit","corpus":"memory","path":"MEMORY.md","title":"MEMORY","kind":"memory","score":0.547,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"MEMORY.md#L1"}
+const HIT_MEMORY: &str = r#"{"type":"hit","corpus":"memory","path":"MEMORY.md","title":"MEMORY","kind":"memory","score":0.7265,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"MEMORY.md#L1"}
 "#;
-const HIT_LOBBY: &str = r#"{"type":"hit","corpus":"memory","path":"memory/lobby.md","title":"lobby","kind":"memory","score":0.3618,"snippet":"Zebra stripes in the lobby mural.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/lobby.md#L1"}
+const HIT_LOBBY: &str = r#"{"type":"hit","corpus":"memory","path":"memory/lobby.md","title":"lobby","kind":"memory","score":0.4312,"snippet":"Zebra stripes in the lobby mural.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/lobby.md#L1"}
 "#;
-const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.4032,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
+const HIT_OLD: &str = r#"{"type":"hit","corpus":"memory","path":"memory/2026-01-05.md","title":"2026-01-05","kind":"memory","score":0.5355,"snippet":"Zebra quartz rollout plan for the gateway.","startLine":1,"endLine":1,"memorySource":"memory","searchMode":"auto","citation":"memory/2026-01-05.md#L1"}
 "#;
 
 #[test]
@@ -1122,17 +1122,17 @@ fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
     let ws = min_score_ws(&v);
     let ws_s = ws.to_str().unwrap();
     let args = ["zebra quartz", "--corpus", "memory", "--memory", ws_s];
-    // Default minScore 0.35: the old copy (0.547 × 0.7370 = 0.4032) is kept, above the weaker
+    // Default minScore 0.35: the old copy (0.7265 × 0.7370 = 0.5355) is kept, above the weaker
     // match of one word.
     let run = search(&v, &args);
     run.expect_code(0);
     assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_OLD}{HIT_LOBBY}"));
-    // --min-score 0.4 drops the weak match.
-    let run = search(&v, &[&args[..], &["--min-score", "0.4"]].concat());
+    // --min-score 0.5 drops the weak match.
+    let run = search(&v, &[&args[..], &["--min-score", "0.5"]].concat());
     run.expect_code(0);
     assert_eq!(run.stdout, format!("{HIT_MEMORY}{HIT_OLD}"));
     // The cut-off is inclusive.
-    let run = search(&v, &[&args[..], &["--min-score", "0.547"]].concat());
+    let run = search(&v, &[&args[..], &["--min-score", "0.7265"]].concat());
     assert_eq!(run.stdout, HIT_MEMORY);
     // Nothing reaches the minimum: the lexical hits are kept (relaxed fallback).
     let run = search(&v, &[&args[..], &["--min-score", "0.99"]].concat());
@@ -1151,7 +1151,7 @@ fn memory_min_score_drops_weak_hits_and_hits_carry_citations() {
             "0.99",
         ],
     );
-    assert_eq!(run.stdout, HIT_LOBBY.replace("0.3618", "1"));
+    assert_eq!(run.stdout, HIT_LOBBY.replace("0.4312", "1"));
     // JSON output carries the citation too; wiki hits never do.
     let run = v.run(
         "wiki",
@@ -1217,7 +1217,7 @@ fn memory_min_score_from_the_openclaw_config() {
         wiki_testkit::output(cmd, None)
     };
     // agents.defaults (JSON5).
-    let defaults = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } } } }";
+    let defaults = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.6 } } } } }";
     let run = run_with(defaults, &[]);
     run.expect_code(0);
     assert_eq!(run.stdout, HIT_MEMORY);
@@ -1229,7 +1229,7 @@ fn memory_min_score_from_the_openclaw_config() {
     // A per-agent value wins over the defaults (agent branch `agents/ops`).
     v.commit_all("init");
     v.git(&["branch", "agents/ops"]);
-    let per_agent = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.5 } } }, \
+    let per_agent = "{ agents: { defaults: { memorySearch: { query: { minScore: 0.6 } } }, \
                      list: [{ id: 'Ops', memorySearch: { query: { minScore: 0 } } }] } }";
     assert_eq!(
         run_with(per_agent, &["--agent", "ops"]).stdout,
