@@ -205,3 +205,168 @@ fn agent_ids_that_need_normalising_are_refused() {
         .expect_code(0);
     assert_eq!(v.git(&["branch", "--list", "agents/*"]), "  agents/a-b\n");
 }
+
+// ----- issue 28, defect 5: every file read is bounded by what its kind can be -------------------
+
+/// The address space the capped runs get: far more than any of these commands needs on a small
+/// vault, far less than the 2 GiB a sparse file claims (allocating it aborts the run).
+const ADDRESS_SPACE_CAP: &str = "--as=1610612736";
+
+/// A file at `path` that claims 2 GiB and takes no disk (sparse).
+fn sparse_2gib(path: &std::path::Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::File::create(path)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+}
+
+/// Run `wiki` in `v` with the address space capped (`prlimit`), `env` added.
+fn capped(v: &Vault, args: &[&str], env: &[(&str, &std::path::Path)]) -> wiki_testkit::Run {
+    capped_bin(v, "wiki", args, env)
+}
+
+/// [`capped`] for the binary `name`.
+fn capped_bin(
+    v: &Vault,
+    name: &str,
+    args: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> wiki_testkit::Run {
+    let mut cmd = std::process::Command::new("prlimit");
+    cmd.arg(ADDRESS_SPACE_CAP)
+        .arg("--")
+        .arg(wiki_testkit::bin(name))
+        .args(args)
+        .current_dir(&v.root);
+    wiki_testkit::isolate(&mut cmd, v.home());
+    for (k, val) in env {
+        cmd.env(k, val);
+    }
+    wiki_testkit::output(cmd, None)
+}
+
+#[test]
+fn an_oversized_page_is_an_error_of_that_page_only() {
+    let v = small_vault();
+    sparse_2gib(&v.path("concepts/huge.md"));
+    let run = capped_bin(&v, "wiki-parse", &[], &[]);
+    run.expect_code(1);
+    assert_eq!(
+        run.stderr,
+        "wiki-parse: concepts/huge.md:1: file is too large to be a page (2147483648 bytes; the limit is 16777216 bytes)\n"
+    );
+    let paths: Vec<String> = run
+        .jsonl()
+        .iter()
+        .filter(|r| r["type"] == "page")
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .filter(|p| !p.starts_with("reports/"))
+        .collect();
+    assert_eq!(paths, ["entities/alpha.md", "concepts/beta.md"]);
+    let run = capped(&v, &["get", "entity.alpha"], &[]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("Alpha runs the billing database."));
+}
+
+#[test]
+fn oversized_compiled_caches_are_stale_not_read() {
+    let v = small_vault();
+    let digest = ".openclaw-wiki/cache/agent-digest.json";
+    let claims = ".openclaw-wiki/cache/claims.jsonl";
+    let (good_digest, good_claims) = (v.read(digest), v.read(claims));
+    sparse_2gib(&v.path(claims));
+    // `wiki get` finds the claim in the pages when the cache cannot be believed.
+    let run = capped(&v, &["get", "claim.alpha.db"], &[]);
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("Alpha runs the billing database."),
+        "{}",
+        run.stdout
+    );
+    sparse_2gib(&v.path(digest));
+    // Too large to be what compile writes: treated as absent (not read), so not reported stale.
+    capped(&v, &["compile", "--check"], &[]).expect_code(0);
+    capped(&v, &["compile"], &[]).expect_code(0);
+    assert_eq!(v.read(digest), good_digest);
+    assert_eq!(v.read(claims), good_claims);
+}
+
+#[test]
+fn an_oversized_openclaw_config_is_refused() {
+    let v = small_vault();
+    let config = v.temp().join("openclaw.json");
+    sparse_2gib(&config);
+    let run = capped(
+        &v,
+        &["config", "show"],
+        &[("OPENCLAW_CONFIG_PATH", &config)],
+    );
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: {}: too large (2147483648 bytes; the limit for the OpenClaw config is 16777216)\n",
+            config.display()
+        )
+    );
+}
+
+#[test]
+fn an_oversized_memory_note_is_refused() {
+    let v = small_vault();
+    let ws = v.temp().join("ws");
+    sparse_2gib(&ws.join("memory/2026-04-05.md"));
+    let ws = ws.to_str().unwrap();
+    let run = capped(
+        &v,
+        &["memory", "--workspace", ws, "get", "memory/2026-04-05.md"],
+        &[],
+    );
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "wiki: error: memory/2026-04-05.md: too large (2147483648 bytes; the limit for memory notes is 16777216)\n"
+    );
+}
+
+#[test]
+fn an_oversized_ingest_source_is_refused() {
+    let v = small_vault();
+    let source = v.temp().join("huge.txt");
+    sparse_2gib(&source);
+    let shown = source.to_str().unwrap();
+    // The text becomes a page: the page limit holds whatever `--max-bytes` says.
+    let run = capped(&v, &["ingest", shown, "--max-bytes", "3000000000"], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: {shown}: too large (2147483648 bytes; the limit for pages is 16777216)\n"
+        )
+    );
+    let run = capped(&v, &["ingest", shown], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: {shown}: too large (2147483648 bytes; the limit for ingest sources (--max-bytes) is 10485760)\n"
+        )
+    );
+}
+
+#[test]
+fn an_oversized_chatgpt_export_is_refused() {
+    let v = small_vault();
+    let export = v.temp().join("conversations.json");
+    sparse_2gib(&export);
+    let shown = export.to_str().unwrap();
+    let run = capped(&v, &["chatgpt", "import", "--export", shown], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: {shown}: too large (2147483648 bytes; the limit for ChatGPT exports is 1073741824)\n"
+        )
+    );
+}

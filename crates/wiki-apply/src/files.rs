@@ -136,6 +136,16 @@ impl<'a> SnapshotFiles<'a> {
     }
 }
 
+/// What a work-tree file can be: a compiled cache, or a page (or another file a page's rules
+/// bound).
+fn read_limit(path: &str) -> wiki_cli::read::Limit {
+    if wiki_digest::derived::is_derived(path) {
+        wiki_parse::layout::DERIVED_LIMIT
+    } else {
+        wiki_parse::page::PAGE_LIMIT
+    }
+}
+
 impl VaultFiles for SnapshotFiles<'_> {
     fn page_paths(&self) -> &[String] {
         &self.pages
@@ -154,7 +164,7 @@ impl VaultFiles for SnapshotFiles<'_> {
                     Ok(m) if m.file_type().is_symlink() => Err(Error::Runtime(format!(
                         "{path}: is a symbolic link; refusing to read or write through it"
                     ))),
-                    Ok(m) if m.is_file() => std::fs::read(&abs)
+                    Ok(m) if m.is_file() => wiki_cli::read::read_bounded(&abs, read_limit(path))
                         .map(|b| Some(Cow::Owned(b)))
                         .map_err(|e| Error::Runtime(format!("{path}: cannot read: {e}"))),
                     Ok(_) => Ok(None),

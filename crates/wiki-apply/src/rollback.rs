@@ -259,6 +259,9 @@ pub fn rollback(
             trailers.push(("Wiki-Page".to_string(), c.path.clone()));
         }
         trailers.push(("Wiki-Agent".to_string(), session.agent.clone()));
+        // What the rollback read of the files it replaces: a hand edit made since is not
+        // written over (the store refuses, and the rollback runs again on the new bytes).
+        let read = files.read_state(&mut changes.iter().map(|c| c.path.as_str()));
         let req = CommitRequest {
             target: session.target.clone(),
             changes: &changes,
@@ -267,14 +270,21 @@ pub fn rollback(
             trailers,
             expected_parent: base,
             create_from: None,
-            read: None,
+            read: Some(&read),
         };
         match session.commit(lock, &req) {
+            // A file edited by hand after the ref moved (`done.kept`) was left as the person
+            // saved it: the next command records that edit on top of the rollback.
             Ok(done) => {
                 outcome.commit = done.commit;
                 return Ok(outcome);
             }
             Err(e) if e.is_conflict() && attempt < MAX_ATTEMPTS => continue,
+            Err(e) if e.is_conflict() => {
+                return Err(Error::Runtime(format!(
+                    "{e}; the branch or its files kept changing under this rollback ({MAX_ATTEMPTS} attempts), nothing was written: run it again"
+                )));
+            }
             Err(e) => return Err(e),
         }
     }

@@ -136,6 +136,7 @@ impl Session {
     /// checked-out branch, else under `.openclaw-wiki/cache/agents/<ID>/`. On a branch that still
     /// tracks them, the commit also removes them from git (the files stay on disk).
     pub fn commit(&self, lock: &VaultLock, req: &CommitRequest<'_>) -> Result<CommitOutcome> {
+        hand_edit_hook(&self.vault);
         let prepared = wiki_digest::derived::Prepared::for_commit(
             &self.store,
             req.expected_parent,
@@ -618,6 +619,26 @@ pub fn commit_batch(
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Test hook: with `WIKI_TEST_HAND_EDIT=<vault-relative path>`, the first commit of the process
+/// appends a line to that work-tree file just before it commits: a person saving the page
+/// after the command read it, deterministically (the regression tests of the hand-edit check).
+fn hand_edit_hook(vault: &std::path::Path) {
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let Some(rel) = std::env::var_os("WIKI_TEST_HAND_EDIT") else {
+        return;
+    };
+    if DONE.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .append(true)
+        .open(vault.join(rel))
+    {
+        let _ = f.write_all(b"hand edit during the command\n");
     }
 }
 

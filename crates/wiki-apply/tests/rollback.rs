@@ -240,3 +240,27 @@ fn rollback_rejects_commits_not_on_the_branch() {
     let r = v.run("wiki-apply", &["rollback", "no-such-commit"]);
     r.expect_code(2);
 }
+
+/// Issue 28, defect 1 for rollback: a page saved by hand after the rollback read it (the test
+/// hook appends a line just before the commit) is never written over; the rollback runs again on
+/// the new bytes and keeps the edit.
+#[test]
+fn rollback_keeps_a_hand_edit_made_while_it_runs() {
+    let v = vault();
+    apply(
+        &v,
+        &[],
+        &[r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested"}"#],
+    )
+    .expect_code(0);
+    let target = rev(&v, "HEAD");
+    let mut cmd = v.command("wiki-apply");
+    cmd.args(["rollback", &target])
+        .env("WIKI_TEST_HAND_EDIT", "entities/alpha.md");
+    let run = wiki_testkit::output(cmd, None);
+    run.expect_code(0);
+    let expected = format!("{}hand edit during the command\n", alpha0(&v));
+    assert_eq!(v.read("entities/alpha.md"), expected);
+    assert_eq!(show(&v, "HEAD:entities/alpha.md"), expected);
+    assert_eq!(v.status(), "");
+}

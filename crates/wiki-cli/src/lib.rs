@@ -30,6 +30,7 @@ use serde::Serialize;
 
 pub mod config;
 pub mod output;
+pub mod read;
 
 /// Exit codes shared by every binary.
 pub mod exit {

@@ -146,7 +146,8 @@ fn cache_file(vault: &Path) -> PathBuf {
 
 /// Read the cache entry of the vault, if any (a broken file is ignored).
 pub fn load(vault: &Path) -> Option<CacheEntry> {
-    let bytes = std::fs::read(cache_file(vault)).ok()?;
+    let bytes =
+        wiki_cli::read::read_bounded(&cache_file(vault), wiki_parse::layout::DERIVED_LIMIT).ok()?;
     let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
     (entry.tool == tool_id()).then_some(entry)
 }

@@ -189,7 +189,7 @@ pub fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
-    wiki_parse::page::read_bounded(path, wiki_parse::layout::MAX_DERIVED_BYTES).ok()
+    wiki_cli::read::read_bounded(path, wiki_parse::layout::DERIVED_LIMIT).ok()
 }
 
 /// Put into `snapshot` (read from `agent`'s branch) the derived files written for it beside the

@@ -119,11 +119,11 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
             // A file larger than its kind can be is stale (compile writes it again), not read.
             Ok(m) if m.is_file() => {
                 let limit = if crate::derived::is_derived(rel) {
-                    layout::MAX_DERIVED_BYTES
+                    layout::DERIVED_LIMIT
                 } else {
-                    wiki_parse::page::MAX_PAGE_BYTES as u64
+                    wiki_parse::page::PAGE_LIMIT
                 };
-                match wiki_parse::page::read_bounded(&abs, limit) {
+                match wiki_cli::read::read_bounded(&abs, limit) {
                     Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
                     Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
                     Err(source) => Err(SnapshotError::Io { path: abs, source }),

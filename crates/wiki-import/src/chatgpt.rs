@@ -46,11 +46,17 @@ pub fn export_paths(arg: &Path, cwd: &Path) -> ExportPaths {
     }
 }
 
+/// The largest ChatGPT export read: `conversations.json` of years of daily use is a few hundred
+/// MB; it is parsed whole, so it must fit in memory several times over.
+pub const EXPORT_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("ChatGPT exports", 1 << 30);
+
 /// The conversation objects of an export file: a top-level array, or the first array-valued
 /// property of a top-level object. Errors say `path[:line]: what is wrong`.
 pub fn load(path: &Path) -> std::result::Result<Vec<serde_json::Map<String, Json>>, Problem> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Problem::new(&shown, e.to_string()))?;
+    let bytes = wiki_cli::read::read_bounded(path, EXPORT_LIMIT)
+        .map_err(|e| Problem::new(&shown, e.to_string()))?;
     let text = crate::problem::utf8(&shown, &bytes)?;
     let parsed: Json = serde_json::from_str(text).map_err(|e| {
         Problem::at(

@@ -169,21 +169,21 @@ enum Read {
 }
 
 fn read_text(path: &Path, shown: &str, max_bytes: u64) -> Read {
-    use std::io::Read as _;
-    // One open and one fstat: a directory of thousands of files is mostly system calls.
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        let m = f.metadata()?;
-        if !m.is_file() {
+    // One open: a directory of thousands of files is mostly system calls.
+    // The text becomes a page: never more than a page may hold, whatever `--max-bytes` says.
+    let limit = if max_bytes < wiki_parse::page::PAGE_LIMIT.bytes {
+        wiki_cli::read::Limit::new("ingest sources (--max-bytes)", max_bytes)
+    } else {
+        wiki_parse::page::PAGE_LIMIT
+    };
+    let read = std::fs::File::open(path).and_then(|f| {
+        if !f.metadata()?.is_file() {
             return Ok(Err("not a regular file".to_string()));
         }
-        if m.len() > max_bytes {
-            return Ok(Err(format!(
-                "{} bytes is more than the {max_bytes}-byte limit (--max-bytes)",
-                m.len()
-            )));
-        }
-        let mut bytes = Vec::with_capacity(m.len() as usize);
-        f.read_to_end(&mut bytes)?;
+        let bytes = match wiki_cli::read::read_open(f, limit) {
+            Err(e) if wiki_cli::read::Limit::is_too_large(&e) => return Ok(Err(e.to_string())),
+            read => read?,
+        };
         Ok(Ok(bytes))
     });
     let bytes = match read {

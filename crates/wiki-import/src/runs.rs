@@ -145,7 +145,8 @@ pub fn read_record(vault: &Path, run_id: &str) -> std::result::Result<Option<Run
         Ok(_) => return Err(format!("{}: not a regular file", path.display())),
         Err(_) => return Ok(None),
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = wiki_cli::read::read_bounded_string(&path, wiki_parse::layout::DERIVED_LIMIT)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| format!("{}:{}: not a run record: {e}", path.display(), e.line()))
@@ -163,7 +164,8 @@ fn read_snapshot(vault: &Path, run_id: &str, rel: &str) -> Option<Vec<u8>> {
     std::fs::symlink_metadata(&path)
         .ok()
         .filter(|m| m.is_file())?;
-    std::fs::read(path).ok()
+    // A snapshot of a page the run wrote.
+    wiki_cli::read::read_bounded(&path, wiki_parse::page::PAGE_LIMIT).ok()
 }
 
 /// A run's commits on the branch.

@@ -24,7 +24,7 @@ use wiki_store::{Change, CommitRequest, ObjectId, Store, Target};
 use crate::error::{Error, Result};
 
 /// Files larger than this are refused (the original's limit for DREAMS.md and daily notes).
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = wiki_cli::read::MEMORY_NOTES.bytes;
 
 /// The curated files, in the order a session start loads them.
 pub const CURATED_FILES: [&str; 2] = ["MEMORY.md", "memory.md"];
@@ -187,13 +187,13 @@ pub fn read_text(abs: &Path, shown: &str) -> Result<Option<String>> {
     if !meta.is_file() {
         return Err(Error::Invalid(format!("{shown}: not a regular file")));
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::Invalid(format!(
-            "{shown}: {} bytes is larger than the 16 MiB a memory file may hold; split or archive it",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(abs).map_err(|e| Error::io(abs, e))?;
+    let bytes = match wiki_cli::read::read_bounded(abs, wiki_cli::read::MEMORY_NOTES) {
+        Ok(b) => b,
+        Err(e) if wiki_cli::read::Limit::is_too_large(&e) => {
+            return Err(Error::Invalid(format!("{shown}: {e}")));
+        }
+        Err(e) => return Err(Error::io(abs, e)),
+    };
     String::from_utf8(bytes).map(Some).map_err(|e| {
         let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
             .iter()

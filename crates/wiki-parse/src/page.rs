@@ -15,29 +15,9 @@ use crate::yaml::{self, KeyLines};
 
 /// Pages larger than this are refused (a wiki page is prose, not a data dump).
 pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
-/// Read the file at `path` when it holds at most `limit` bytes. A larger file is an
-/// `InvalidData` error that names both sizes; its claimed size is never allocated (a sparse
-/// multi-gigabyte file costs nothing), and a file that grows while it is read stops at the limit.
-pub fn read_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    let too_large = |len: u64| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("file is too large ({len} bytes; the limit is {limit} bytes)"),
-        )
-    };
-    if len > limit {
-        return Err(too_large(len));
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
+/// [`MAX_PAGE_BYTES`] as the limit of [`wiki_cli::read::read_bounded`].
+pub const PAGE_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("pages", MAX_PAGE_BYTES as u64);
 
 /// How many leading bytes are checked for NUL to detect binary files (as git does).
 pub const BINARY_SNIFF_BYTES: usize = 8000;

@@ -172,7 +172,8 @@ pub fn memory_result(memory_dir: &Path, key: &str, from: usize, count: usize) ->
         if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&abs) else {
+        let Ok(text) = wiki_cli::read::read_bounded_string(&abs, wiki_cli::read::MEMORY_NOTES)
+        else {
             continue;
         };
         let (content, _, _) = window(&text, from, count);

@@ -118,7 +118,8 @@ impl Source for WorkTree {
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
         let abs = self.vault.join(&file.path);
-        std::fs::read(&abs).map_err(|e| Error::Io(abs, e))
+        wiki_cli::read::read_bounded(&abs, wiki_parse::page::PAGE_LIMIT)
+            .map_err(|e| Error::Io(abs, e))
     }
 
     fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
@@ -234,7 +235,8 @@ impl Source for MemoryDir {
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
         let abs = self.dir.join(&file.path);
-        std::fs::read(&abs).map_err(|e| Error::Io(abs, e))
+        wiki_cli::read::read_bounded(&abs, wiki_cli::read::MEMORY_NOTES)
+            .map_err(|e| Error::Io(abs, e))
     }
 
     fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {

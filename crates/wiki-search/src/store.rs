@@ -566,7 +566,10 @@ pub fn changed_files(manifest: &Manifest, listed: &[SourceFile]) -> usize {
 type Loaded = Result<Option<(Manifest, Vec<Segment>)>, LoadError>;
 
 fn load(dir: &Path) -> Loaded {
-    let bytes = match std::fs::read(dir.join("MANIFEST")) {
+    let bytes = match wiki_cli::read::read_bounded(
+        &dir.join("MANIFEST"),
+        wiki_parse::layout::DERIVED_LIMIT,
+    ) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(LoadError::Io(format!("{}: {e}", dir.display()))),

@@ -161,8 +161,11 @@ fn shortcut_op(shortcut: &Shortcut) -> Result<ops::Op, Error> {
             };
             let body = match (&a.body, &a.body_file) {
                 (Some(b), _) if !b.trim().is_empty() => b.clone(),
-                (_, Some(f)) if !f.as_os_str().is_empty() => std::fs::read_to_string(f)
-                    .map_err(|e| Error::Runtime(format!("{}: {e}", f.display())))?,
+                (_, Some(f)) if !f.as_os_str().is_empty() => {
+                    // The body becomes a page: bounded by the page limit.
+                    wiki_cli::read::read_bounded_string(f, wiki_parse::page::PAGE_LIMIT)
+                        .map_err(|e| Error::Runtime(format!("{}: {e}", f.display())))?
+                }
                 _ => {
                     return Err(Error::Invalid(
                         "wiki apply synthesis requires --body or --body-file.".into(),

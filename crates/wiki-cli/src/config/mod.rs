@@ -492,10 +492,15 @@ fn push_agent(
     Ok(())
 }
 
+/// The largest OpenClaw config read: a hand-written settings file (a hundred agents with their
+/// workspaces and plugin entries are tens of KB); anything near this is not a config.
+pub const CONFIG_LIMIT: crate::read::Limit =
+    crate::read::Limit::new("the OpenClaw config", 16 << 20);
+
 /// Load the config (defaults when the file does not exist).
 pub fn load() -> Result<WikiConfig, CliError> {
     let path = config_path_setting();
-    let mut config = match std::fs::read_to_string(&path.value) {
+    let mut config = match crate::read::read_bounded_string(&path.value, CONFIG_LIMIT) {
         Ok(text) => parse_config(&text, &path.value)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => WikiConfig::default(),
         Err(e) => return Err(CliError::Runtime(format!("{}: {e}", path.value.display()))),

@@ -143,7 +143,8 @@ fn claude_items(from: Option<&Path>) -> Result<(PathBuf, Vec<Item>)> {
         }
     }
     let settings = root.join("settings.json");
-    if let Ok(text) = std::fs::read_to_string(&settings) {
+    if let Ok(text) = wiki_cli::read::read_bounded_string(&settings, wiki_cli::config::CONFIG_LIMIT)
+    {
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::Invalid(format!("{}:{}: {e}", settings.display(), e.line())))?;
         if let Some(dir) = v.get("autoMemoryDirectory").and_then(|d| d.as_str()) {

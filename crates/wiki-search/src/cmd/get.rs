@@ -67,12 +67,12 @@ fn read_file(
 ) -> Result<Option<Vec<u8>>, CliError> {
     // Bounded by what the file can be: a page, or a compiled cache.
     let limit = if path.starts_with(wiki_parse::layout::CACHE_DIR) {
-        wiki_parse::layout::MAX_DERIVED_BYTES
+        wiki_parse::layout::DERIVED_LIMIT
     } else {
-        wiki_parse::page::MAX_PAGE_BYTES as u64
+        wiki_parse::page::PAGE_LIMIT
     };
     match view {
-        View::WorkTree => Ok(wiki_parse::page::read_bounded(&vault.join(path), limit).ok()),
+        View::WorkTree => Ok(wiki_cli::read::read_bounded(&vault.join(path), limit).ok()),
         View::Agent { rev, .. } => {
             let store = wiki_store::Store::open(vault).map_err(CliError::runtime)?;
             store.read_file(rev, path).map_err(CliError::runtime)
@@ -128,12 +128,12 @@ pub(crate) fn find_wiki(
     // `.openclaw-wiki/cache/agents/<ID>/` for an agent branch (older vaults committed it).
     let derived = match view {
         View::WorkTree => None,
-        View::Agent { id, .. } => wiki_parse::page::read_bounded(
+        View::Agent { id, .. } => wiki_cli::read::read_bounded(
             &vault.join(wiki_parse::layout::cache_location(
                 wiki_parse::layout::CLAIMS_PATH,
                 Some(id),
             )),
-            wiki_parse::layout::MAX_DERIVED_BYTES,
+            wiki_parse::layout::DERIVED_LIMIT,
         )
         .ok(),
     };

@@ -135,7 +135,7 @@ impl Setting {
 fn memory_query_setting(agent: Option<&str>, rel: &[&str]) -> Result<Option<Setting>, CliError> {
     use serde_json::Value;
     let path = wiki_cli::config::config_path();
-    let text = match std::fs::read_to_string(&path) {
+    let text = match wiki_cli::read::read_bounded_string(&path, wiki_cli::config::CONFIG_LIMIT) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(CliError::Runtime(format!("{}: {e}", path.display()))),
