@@ -373,7 +373,10 @@ fn wiki_rollback_undoes_a_rem_backfill() {
         "--stage-short-term",
     ])
     .expect_code(0);
-    assert!(e.read("DREAMS.md").contains("backfill-entry day=2025-01-01"));
+    assert!(
+        e.read("DREAMS.md")
+            .contains("backfill-entry day=2025-01-01")
+    );
     assert!(e.ws.join("memory/.dreams/short-term-recall.json").exists());
     let id = e.git(&["rev-parse", "HEAD"]).trim().to_string();
     e.vault
