@@ -384,5 +384,9 @@ fn wiki_rollback_undoes_a_rem_backfill() {
         .expect_code(0);
     assert_eq!(e.read("DREAMS.md"), diary);
     assert!(!e.ws.join("memory/.dreams/short-term-recall.json").exists());
-    assert_eq!(e.git(&["status", "--porcelain"]), "");
+    // The note it read is untouched (rem-backfill never writes notes).
+    assert_eq!(
+        e.read("memory/2025-01-01.md"),
+        "# New year\n\n## Retain\n- W @Ada: Moved to Lisbon.\n"
+    );
 }
