@@ -6,8 +6,10 @@
 //! evidence to it).
 //!
 //! Rules every operation follows:
-//! * frontmatter is parsed by `wiki_parse` and written with `wiki_parse::yaml::emit_mapping`,
-//!   keeping key order and every key the operation was not told to change;
+//! * frontmatter is parsed by `wiki_parse` and written back with minimal edits
+//!   ([`wiki_parse::Page::render_edit`]): only the entries the operation changes (a key, one
+//!   claim, one key of a claim) are written again, by `wiki_parse::yaml`'s emitter; every other
+//!   byte of the frontmatter (key order, quoting, flow or block style, comments, CRLF) stays;
 //! * the body is kept byte for byte ([`wiki_parse::Page::render_with`]); only
 //!   `create_synthesis` changes it, and only inside its `## Summary` managed block (plus an empty
 //!   `## Notes` human block appended when the page has none);
@@ -180,7 +182,7 @@ impl Doc {
             (Some(t), _) => Cow::Borrowed(t.as_bytes()),
             _ => Cow::Owned(
                 self.page
-                    .render_with(&self.fm, self.page.body())
+                    .render_edit(&self.fm, self.page.body())
                     .into_bytes(),
             ),
         }
@@ -189,7 +191,7 @@ impl Doc {
     /// Parse the current text into `page` (for an operation that works on the whole page).
     fn materialize(&mut self) -> Result<()> {
         if self.dirty && self.text.is_none() {
-            let text = self.page.render_with(&self.fm, self.page.body());
+            let text = self.page.render_edit(&self.fm, self.page.body());
             self.page = page::parse_page_without_links(&self.page.path, text.as_bytes())
                 .map_err(|e| Error::Invalid(format!("cannot change {}: {e}", self.page.path)))?;
             self.text = Some(text);
@@ -1021,7 +1023,7 @@ fn synthesis_text(op: &CreateSynthesis, existing: Option<&Page>, now: &str) -> S
         );
     }
     match existing {
-        Some(p) if !original_body.trim().is_empty() => p.render_with(&fm, &body),
+        Some(p) if !original_body.trim().is_empty() => p.render_edit(&fm, &body),
         _ => page::render_page(&fm, &body),
     }
 }

@@ -506,7 +506,7 @@ fn merge_page(
     } else if fm == before.frontmatter && before.has_frontmatter {
         before.text[..before.body_offset].to_string()
     } else {
-        later.render_with(&fm, "")
+        later.render_edit(&fm, "")
     };
     let mut text = head;
     text.push_str(&body);

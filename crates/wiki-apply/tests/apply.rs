@@ -129,16 +129,16 @@ fn metadata_keeps_body_and_human_block_byte_identical() {
     assert_eq!(rec["commit"].as_str().unwrap(), rev(&v, "HEAD"));
     let text = v.read("entities/alpha.md");
     assert_eq!(body(&text), body(&alpha0(&v)), "body bytes unchanged");
+    // Only the keys the operation sets are written again (the original plugin re-emitted the
+    // whole frontmatter: flow lists became block lists, quotes went).
     assert_eq!(
         &text[..text.find("\n---\n").unwrap()],
         "---
 pageType: entity
 id: entity.alpha
 title: Alpha
-aliases:
-  - Al
-sourceIds:
-  - source.alpha
+aliases: [Al]
+sourceIds: [source.alpha]
 claims:
   - id: claim.alpha.db
     text: Alpha uses PostgreSQL for the primary database.
@@ -146,7 +146,7 @@ claims:
     confidence: 0.9
     evidence:
       - sourceId: source.alpha
-        lines: 12-18
+        lines: \"12-18\"
     updatedAt: 2026-03-20T00:00:00.000Z
 questions:
   - Is the backup window long enough?
@@ -402,7 +402,7 @@ fn claim_operations_end_to_end_with_trailers() {
     confidence: 0.5
     evidence:
       - sourceId: source.alpha
-        lines: 12-18
+        lines: \"12-18\"
       - sourceId: source.beta
         note: second source
         updatedAt: 2026-04-05T12:00:00.000Z

@@ -13,6 +13,7 @@
 //!   `path:line: message`), title resolution, git blob ids, page rendering;
 //! * [`vault`] — page kinds, layout and discovery (symlinks never followed);
 //! * [`slug`] — slugs and file names (§2.4);
+//! * [`splice`] — minimal edits of frontmatter text (only changed entries written again);
 //! * [`markers`] — managed blocks and human blocks (§2.5);
 //! * [`links`] — link extraction, resolution and formatting (§2.6);
 //! * [`time`] — timestamps and freshness (§4.2);
@@ -31,6 +32,7 @@ pub mod pagecache;
 pub mod record;
 pub mod sealed;
 pub mod slug;
+pub mod splice;
 pub mod time;
 pub mod vault;
 pub mod yaml;

@@ -9,6 +9,7 @@ use crate::links::{self, Link};
 use crate::markdown;
 use crate::markers;
 use crate::model::{self, PageSummary};
+use crate::splice;
 use crate::vault::PageKind;
 use crate::yaml::{self, KeyLines};
 
@@ -253,6 +254,51 @@ impl Page {
         }
         out.push_str(body);
         out
+    }
+}
+
+impl Page {
+    /// The page with its frontmatter changed to `fm` and `body` after it, writing only what
+    /// changed: the entries of `fm` that differ from the page's frontmatter are spliced into its
+    /// frontmatter text ([`crate::splice`]), every other byte of the block (key order, quoting,
+    /// flow or block style, comments, CRLF line endings, the fences) stays as it was. A page
+    /// without frontmatter gets a new block, as [`Page::render_with`] writes it.
+    pub fn render_edit(&self, fm: &Mapping, body: &str) -> String {
+        let Some((open, yaml, close)) = self.frontmatter_parts() else {
+            return self.render_with(fm, body);
+        };
+        let Some(spliced) = splice::splice_mapping(yaml, &self.frontmatter, fm) else {
+            // The frontmatter's structure could not be located (a flow-style root, complex keys,
+            // anchors, tab indentation) or the splice would not read back as `fm`: the whole
+            // frontmatter is written again.
+            return self.render_with(fm, body);
+        };
+        let mut out = String::with_capacity(open.len() + spliced.len() + close.len() + body.len());
+        out.push_str(open);
+        out.push_str(&spliced);
+        out.push_str(close);
+        out.push_str(body);
+        out
+    }
+
+    /// The frontmatter block in three parts: the opening fence line, the YAML lines (line
+    /// endings included) and the closing fence line; `None` without frontmatter.
+    fn frontmatter_parts(&self) -> Option<(&str, &str, &str)> {
+        if !self.has_frontmatter {
+            return None;
+        }
+        let head = &self.text[..self.body_offset];
+        let open_end = head.find('\n')? + 1;
+        let without_last = head.strip_suffix('\n').unwrap_or(head);
+        let close_start = without_last.rfind('\n').map_or(0, |i| i + 1).max(open_end);
+        if close_start < open_end || close_start > head.len() {
+            return None;
+        }
+        Some((
+            &head[..open_end],
+            &head[open_end..close_start],
+            &head[close_start..],
+        ))
     }
 }
 
@@ -695,6 +741,29 @@ mod tests {
         );
         let p = parse_page("entities/c.md", b"\n# C\n").unwrap();
         assert_eq!(p.render_with(&fm, p.body()), "---\nid: b\n---\n\n# C\n");
+    }
+
+    #[test]
+    fn render_edit_keeps_the_frontmatter_bytes() {
+        let text = "\u{feff}---\r\n# kept\r\nid: a\r\naliases: [A]   # flow\r\n---  \r\n# A\r\n";
+        let p = parse_page("entities/a.md", text.as_bytes()).unwrap();
+        let mut fm = p.frontmatter.clone();
+        fm.insert("status".into(), "review".into());
+        assert_eq!(
+            p.render_edit(&fm, p.body()),
+            "\u{feff}---\r\n# kept\r\nid: a\r\naliases: [A]   # flow\r\nstatus: review\r\n---  \r\n# A\r\n"
+        );
+        // Empty frontmatter, and a page without any: written as render_with writes it.
+        let p = parse_page("entities/b.md", b"---\n---\nbody\n").unwrap();
+        assert_eq!(
+            p.render_edit(&fm, p.body()),
+            format!("---\n{}---\nbody\n", yaml::emit_mapping(&fm))
+        );
+        let p = parse_page("entities/c.md", b"# C\n").unwrap();
+        assert_eq!(p.render_edit(&fm, p.body()), p.render_with(&fm, p.body()));
+        // A frontmatter we cannot splice into (a flow root) is written again whole.
+        let p = parse_page("entities/d.md", b"---\n{id: a}\n---\n# D\n").unwrap();
+        assert_eq!(p.render_edit(&fm, p.body()), p.render_with(&fm, p.body()));
     }
 
     #[test]

@@ -174,6 +174,60 @@ pub fn emit_mapping(map: &Mapping) -> String {
     out
 }
 
+/// One entry of a block mapping whose keys are at column `level`: `key: value` and the lines of
+/// a block value, as [`emit_mapping`] writes it there (for splicing, [`crate::splice`]).
+pub fn emit_entry(key: &Value, value: &Value, level: usize) -> String {
+    let mut out = String::new();
+    indent(&mut out, level);
+    out.push_str(&scalar_string(&key_string(key)));
+    out.push(':');
+    emit_after_key(&mut out, value, level);
+    out
+}
+
+/// What [`emit_mapping`] writes after `key:` for `value` when the key is at column `level`.
+pub fn emit_value_after_key(value: &Value, level: usize) -> String {
+    let mut out = String::new();
+    emit_after_key(&mut out, value, level);
+    out
+}
+
+/// One item of a block sequence whose dashes are at column `level`, as [`emit_mapping`]
+/// writes it there.
+pub fn emit_item(item: &Value, level: usize) -> String {
+    let mut out = String::new();
+    indent(&mut out, level);
+    out.push('-');
+    emit_seq_item(&mut out, item, level);
+    out
+}
+
+/// A value in flow style on one line (`[a, b]`, `{k: v}`, a scalar), for adding an item to a
+/// flow collection written by hand.
+pub fn emit_flow(value: &Value) -> String {
+    match value {
+        // Flow indicators end a plain scalar inside a flow collection.
+        Value::String(s) if s.contains([',', '[', ']', '{', '}']) => double_quoted(s),
+        Value::Sequence(items) if !items.is_empty() => {
+            let items: Vec<String> = items.iter().map(emit_flow).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Mapping(m) if !m.is_empty() => {
+            let entries: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}: {}", emit_flow(k), emit_flow(v)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        Value::Tagged(t) => emit_flow(&t.value),
+        other => {
+            let mut out = String::new();
+            emit_value(&mut out, other, 0, false);
+            out
+        }
+    }
+}
+
 fn indent(out: &mut String, n: usize) {
     for _ in 0..n {
         out.push(' ');

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use wiki_cli::{CliError, GlobalArgs};
 
 use crate::cmd::search::{Args, Indexes, run_queries};
-use crate::cmd::{Backend, cli_error, corpora, memory_min_score, memory_recency, vault_view};
+use crate::cmd::{Backend, cli_error, corpora, memory_settings, vault_view};
 use crate::get::GetResult;
 use crate::rank::{Hit, Mode, Ranking};
 use crate::store::{self, Options, Source};
@@ -38,7 +38,7 @@ pub struct SearchRequest {
     pub max_results: usize,
     /// Ranking function.
     pub ranking: Ranking,
-    /// Memory corpus cut-off (`None`: the configured one, see [`memory_min_score`]).
+    /// Memory corpus cut-off (`None`: the configured one, see [`memory_min_score`](crate::cmd::memory_min_score)).
     pub min_score: Option<f64>,
 }
 
@@ -143,11 +143,7 @@ impl Resident {
         let (want_wiki, want_memory) = corpora(req.corpus, req.backend);
         // The memory corpus is searched with the configured cut-off and recency, as the CLI does.
         let mem = if want_memory {
-            let agent = global.agent_id()?;
-            crate::memory::Settings {
-                min_score: memory_min_score(req.min_score, agent.as_deref())?,
-                recency: memory_recency(agent.as_deref())?,
-            }
+            memory_settings(req.min_score, global.agent_id()?.as_deref())?
         } else {
             crate::memory::Settings::default()
         };

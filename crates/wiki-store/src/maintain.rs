@@ -192,7 +192,7 @@ impl Store {
                 return Ok(done);
             }
         }
-        self.run_git_pack(policy)?;
+        self.run_git_pack(policy, repo)?;
         done.packed = true;
         Ok(done)
     }
@@ -203,29 +203,39 @@ impl Store {
     /// commit starts another packer.
     pub(crate) fn pack_detached(&self) -> Result<()> {
         let repo = self.repo();
-        let Some(_pack_lock) = lock::try_acquire(&pack_lock_path(&repo))? else {
+        let Some(pack_lock) = lock::try_acquire(&pack_lock_path(&repo))? else {
             return Ok(());
         };
-        let _vault_lock = match self.lock() {
+        let vault_lock = match self.lock() {
             Ok(lock) => lock,
             Err(Error::LockTimeout { .. }) => return Ok(()),
             Err(e) => return Err(e),
         };
-        match self.pack_policy(&repo) {
+        let packed = match self.pack_policy(&repo) {
             Policy::Never => Ok(()),
             Policy::Auto if !self.packing_wanted(&repo) => Ok(()),
-            policy => self.run_git_pack(policy),
-        }
+            policy => self.run_git_pack(policy, &repo),
+        };
+        // The pack lock goes first: a commit made as soon as the vault lock is free then finds
+        // no packer and starts its own, so no commit's request to pack is dropped.
+        drop(pack_lock);
+        drop(vault_lock);
+        packed
     }
 
     /// `git gc --auto` (or `git repack -d` for [`Policy::Always`]) in the repository, without
-    /// git detaching again (the caller holds the vault lock for it).
-    fn run_git_pack(&self, policy: Policy) -> Result<()> {
-        let args: &[&str] = match policy {
-            Policy::Always => &["repack", "-d", "-q"],
-            _ => &["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
-        };
-        self.git(args).map(|_| ())
+    /// git detaching again (the caller holds the vault lock for it). After `repack -d`, which
+    /// only adds a pack, the packs are merged as `gc --auto` would once they pass
+    /// `gc.autoPackLimit`, so packing after every commit keeps their number bounded.
+    fn run_git_pack(&self, policy: Policy, repo: &gix::Repository) -> Result<()> {
+        const GC_AUTO: &[&str] = &["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"];
+        if policy == Policy::Always {
+            self.git(&["repack", "-d", "-q"])?;
+            if !self.packing_wanted(repo) {
+                return Ok(());
+            }
+        }
+        self.git(GC_AUTO).map(|_| ())
     }
 
     /// Run `git ARGS` in the work directory; its stdout.

@@ -496,11 +496,16 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
             let _ = std::fs::remove_file(temp);
             return Ok(None);
         }
+        let ours = file_stat(temp)?;
         if let Err(e) = std::fs::rename(temp, &full) {
             let _ = std::fs::remove_file(temp);
             return Err(Error::io(&full, e));
         }
-        file_stat(&full).map(Some)
+        // The index records this stat data as proof the file holds the new blob: a file an
+        // editor saved over ours right after the rename is not ours (treated as a hand edit
+        // kept in place, and git re-hashes it).
+        let now = file_stat(&full)?;
+        Ok(same_file(&ours, &now).then_some(now))
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
@@ -566,6 +571,26 @@ fn create_temp(
         return Err(Error::io(&temp, e));
     }
     Ok((temp, existing.is_some()))
+}
+
+/// Whether `now` (after a rename) is the stat data of the file that had `before` (the rename
+/// changes its ctime only).
+fn same_file(before: &gix::index::entry::Stat, now: &gix::index::entry::Stat) -> bool {
+    (before.dev, before.ino, before.size, before.mtime) == (now.dev, now.ino, now.size, now.mtime)
+}
+
+/// The stat data of the file at `path` when it holds blob `id` (read and hashed between two
+/// stats that agree), else `None`: stat data taken by path alone could be that of a file saved
+/// over it since its content was checked, and the index would then vouch for the wrong bytes.
+fn verified_stat(path: &Path, id: ObjectId) -> Result<Option<gix::index::entry::Stat>> {
+    let Ok(before) = file_stat(path) else {
+        return Ok(None);
+    };
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let after = file_stat(path).ok();
+    Ok((after == Some(before) && blob_id(&bytes) == id).then_some(before))
 }
 
 /// The stat data git records for the file at `path` (not following symbolic links).
@@ -680,7 +705,7 @@ pub(crate) fn remove(vault_dir: &Path, vault_path: &str) -> Result<()> {
 pub(crate) enum StatFrom {
     /// Already known (taken right after the file was written).
     Known(gix::index::entry::Stat),
-    /// The file on disk at this path holds the blob: stat it.
+    /// The file on disk at this path should hold the blob: stat it, after checking it does.
     Path(PathBuf),
     /// The disk does not hold this blob: zero stat data makes git re-hash the file.
     Zero,
@@ -863,7 +888,7 @@ pub(crate) fn update_index(repo: &gix::Repository, updates: &[IndexUpdate]) -> R
     let paths: HashSet<&[u8]> = updates.iter().map(|u| u.repo_path.as_bytes()).collect();
     index.remove_entries(|_, path, _| paths.contains(path.as_bytes()));
     let stats = par_map(updates, |update| match &update.entry {
-        Some((_, _, StatFrom::Path(path))) => file_stat(path).map(Some),
+        Some((id, _, StatFrom::Path(path))) => verified_stat(path, *id),
         _ => Ok(None),
     });
     for (update, stat) in updates.iter().zip(stats) {
@@ -1279,6 +1304,38 @@ mod tests {
                 assert_eq!(split, expected, "{path} (check_parents + read_disk)");
             }
         }
+    }
+
+    /// Issue 28, defect 1: the index only records stat data of a file proven to hold the blob.
+    /// An editor that saves over the file (a new file renamed over it) after its content was
+    /// checked changes its identity, and the stat data is not taken.
+    #[test]
+    fn stat_data_is_taken_only_for_a_file_holding_the_blob() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let page = dir.path().join("page.md");
+        std::fs::write(&page, b"tool\n").expect("write");
+        let ours = file_stat(&page).expect("stat");
+        assert_eq!(
+            verified_stat(&page, blob_id(b"tool\n")).expect("stat"),
+            Some(ours)
+        );
+        let saved = dir.path().join("page.md.swp");
+        std::fs::write(&saved, b"tool\nhand edit\n").expect("write");
+        std::fs::rename(&saved, &page).expect("save");
+        let now = file_stat(&page).expect("stat");
+        assert!(!same_file(&ours, &now));
+        assert_eq!(
+            verified_stat(&page, blob_id(b"tool\n")).expect("stat"),
+            None
+        );
+        assert_eq!(
+            verified_stat(&dir.path().join("gone.md"), blob_id(b"")).expect("stat"),
+            None
+        );
+        // A rename alone keeps the file's identity (only its ctime may change).
+        let moved = dir.path().join("moved.md");
+        std::fs::rename(&page, &moved).expect("rename");
+        assert!(same_file(&now, &file_stat(&moved).expect("stat")));
     }
 
     #[test]

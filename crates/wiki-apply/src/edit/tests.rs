@@ -92,10 +92,7 @@ fn metadata_keeps_body_bytes_and_other_keys() {
     assert_eq!(r[0].page_id.as_deref(), Some("entity.alpha"));
     let text = after(&c, "entities/alpha.md");
     assert_eq!(body_of(&text), body_of(ALPHA));
-    assert!(
-        text.contains("flags:\n  - \"true\"\n  - \"yes\"\n"),
-        "{text}"
-    );
+    assert!(text.contains("flags: [\"true\", yes]\n"), "{text}");
     assert!(text.contains("questions:\n  - Is the window long enough?\nupdatedAt: 2026-04-05T12:00:00.000Z\nstatus: review\n---\n"), "{text}");
 }
 
@@ -151,7 +148,7 @@ fn synthesis_new_and_existing() {
     assert_eq!(r[0].page_id.as_deref(), Some("synthesis.x-custom"));
     assert_eq!(
         after(&c, "syntheses/x.md"),
-        "---\npageType: synthesis\nid: synthesis.x-custom\ntitle: X\nsourceIds:\n  - b\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\nquestions:\n  - q?\n---\n\n# X\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nnew\n<!-- openclaw:wiki:generated:end -->\n\n## Notes\n<!-- openclaw:human:start -->\nmine\n<!-- openclaw:human:end -->\n"
+        "---\npageType: synthesis\nid: synthesis.x-custom\ntitle: X\nsourceIds: [b]\nstatus: active\nupdatedAt: 2026-04-05T12:00:00.000Z\nquestions:\n  - q?\n---\n\n# X\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nnew\n<!-- openclaw:wiki:generated:end -->\n\n## Notes\n<!-- openclaw:human:start -->\nmine\n<!-- openclaw:human:end -->\n"
     );
     // Same op again: no change.
     let f2 = MemFiles::new([(
@@ -204,7 +201,7 @@ fn claim_lifecycle_in_one_batch() {
     confidence: 0.5
     evidence:
       - sourceId: source.alpha
-        lines: 12-18
+        lines: \"12-18\"
     updatedAt: 2026-04-05T12:00:00.000Z
     validUntil: 2026-04-01T00:00:00.000Z
     supersededBy: claim.alpha.db2
@@ -430,4 +427,76 @@ fn one_batch_equals_the_operations_one_by_one() {
             "syntheses/alpha-synthesis.md"
         ]
     );
+}
+
+/// Every operation (alone, and all in one batch) on pages whose frontmatter is in the form the
+/// original plugin's emitter writes: the minimal edit gives exactly the bytes of rendering the
+/// whole new frontmatter again (so vaults written by the original see the same files).
+#[test]
+fn canonical_pages_come_out_as_the_full_render() {
+    let canonical = |yaml: &str, body: &str| {
+        let fm = wiki_parse::yaml::parse_mapping(yaml, 2).unwrap();
+        let emitted = wiki_parse::yaml::emit_mapping(&fm);
+        assert_eq!(emitted, yaml, "the fixture is canonical");
+        format!("---\n{emitted}---\n{body}").into_bytes()
+    };
+    let alpha = canonical(
+        "pageType: entity\nid: entity.alpha\ntitle: Alpha\naliases:\n  - Al\nsourceIds:\n  - source.alpha\nclaims:\n  - id: claim.alpha.db\n    text: Alpha uses PostgreSQL.\n    status: supported\n    confidence: 0.9\n    evidence:\n      - sourceId: source.alpha\n        lines: 12-18\n    updatedAt: 2026-03-20T00:00:00.000Z\n  - id: claim.alpha.lang\n    text: Alpha writes Rust.\n    evidence: []\nquestions:\n  - Who owns backups?\n  - Why Rust?\ncontradictions:\n  - PG or MySQL?\nrelationships:\n  - targetId: entity.beta\n    kind: works-with\nconfidence: 0.8\nupdatedAt: 2026-03-25T09:30:00.000Z\n",
+        "\n# Alpha\n\nBody.\n",
+    );
+    let synthesis = canonical(
+        "pageType: synthesis\nid: synthesis.overview\ntitle: Overview\nsourceIds:\n  - source.alpha\nstatus: draft\nupdatedAt: 2026-03-25T09:30:00.000Z\n",
+        "\n# Overview\n\n## Summary\n<!-- openclaw:wiki:generated:start -->\nold\n<!-- openclaw:wiki:generated:end -->\n",
+    );
+    let ops = [
+        r#"{"op":"create_synthesis","title":"Overview","body":"new","sourceIds":["source.alpha","source.beta"],"questions":["Q?"],"confidence":0.5}"#,
+        r#"{"op":"update_metadata","lookup":"alpha","sourceIds":["source.beta","source.alpha"],"questions":[],"confidence":null,"status":"review"}"#,
+        r#"{"op":"add_claim","page":"alpha","claimId":"claim.alpha.tea","text":"Alpha likes tea.","confidence":0.4,"evidence":[{"sourceId":"source.alpha","lines":"1-2"}]}"#,
+        r#"{"op":"update_claim","claimId":"claim.alpha.db","status":"contested","confidence":0.3}"#,
+        r#"{"op":"update_claim","claimId":"claim.alpha.lang","text":"Alpha writes Rust and Go."}"#,
+        r#"{"op":"add_evidence","claimId":"claim.alpha.lang","evidence":{"sourceId":"source.alpha","note":"n"}}"#,
+        r#"{"op":"add_evidence","claimId":"claim.alpha.db","evidence":{"sourceId":"source.beta"}}"#,
+        r#"{"op":"supersede_claim","claimId":"claim.alpha.db","newClaimId":"claim.alpha.db2","text":"Alpha uses MySQL."}"#,
+        r#"{"op":"add_relationship","page":"alpha","targetId":"entity.gamma","kind":"reports-to"}"#,
+        r#"{"op":"add_relationship","page":"alpha","targetId":"entity.beta","kind":"works-with","confidence":0.6}"#,
+        r#"{"op":"add_question","page":"alpha","question":"Since when?"}"#,
+        r#"{"op":"resolve_question","page":"alpha","question":"Who owns backups?"}"#,
+        r#"{"op":"add_contradiction","page":"alpha","contradiction":"Rust or Go?"}"#,
+        r#"{"op":"resolve_contradiction","page":"alpha","contradiction":"PG or MySQL?"}"#,
+    ];
+    let batches: Vec<Vec<&str>> = ops
+        .iter()
+        .map(|op| vec![*op])
+        .chain([ops.to_vec(), ops.iter().rev().copied().collect()])
+        .chain([vec![
+            // A list emptied (its key goes) and set again: it comes back last.
+            r#"{"op":"resolve_question","page":"alpha","question":"Who owns backups?"}"#,
+            r#"{"op":"resolve_question","page":"alpha","question":"Why Rust?"}"#,
+            r#"{"op":"add_question","page":"alpha","question":"Since when?"}"#,
+        ]])
+        .collect();
+    for batch in batches {
+        let f = MemFiles::new([
+            ("entities/alpha.md".to_string(), alpha.clone()),
+            ("syntheses/overview.md".to_string(), synthesis.clone()),
+            (
+                "sources/alpha.md".to_string(),
+                b"---\nid: source.alpha\n---\n\n# Alpha Source\n".to_vec(),
+            ),
+        ]);
+        let (r, c) = run(&f, &batch);
+        // (In the batches of all operations, a later one may find nothing left to do.)
+        assert!(batch.len() > 1 || r[0].changed, "{batch:?}");
+        assert!(!c.is_empty());
+        for change in &c {
+            let text = String::from_utf8(change.after.clone().unwrap()).unwrap();
+            let p = page::parse_page_without_links(&change.path, text.as_bytes()).unwrap();
+            assert_eq!(
+                text,
+                p.render_with(&p.frontmatter, p.body()),
+                "{batch:?} on {}",
+                change.path
+            );
+        }
+    }
 }

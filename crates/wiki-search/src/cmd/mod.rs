@@ -67,6 +67,18 @@ pub fn memory_min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64, C
         .ok_or_else(|| found.error("a number from 0 to 1"))
 }
 
+/// The memory corpus settings of a search: [`memory_min_score`] and [`memory_recency`] for the
+/// agent, one place for the CLI and the search server.
+pub fn memory_settings(
+    min_score: Option<f64>,
+    agent: Option<&str>,
+) -> Result<crate::memory::Settings, CliError> {
+    Ok(crate::memory::Settings {
+        min_score: memory_min_score(min_score, agent)?,
+        recency: memory_recency(agent)?,
+    })
+}
+
 /// The recency of memory hits ([`crate::memory::Recency`]) from
 /// `memorySearch.query.hybrid.temporalDecay` (per agent, else `agents.defaults`): `enabled: true`
 /// is the original's decay with `halfLifeDays` (default 30), `enabled: false` no recency, and

@@ -18,8 +18,7 @@ use serde::Serialize;
 use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 
 use crate::cmd::{
-    Backend, cli_error, corpora, memory_dir, memory_min_score, memory_recency, parse_min_score,
-    vault_view,
+    Backend, cli_error, corpora, memory_dir, memory_settings, parse_min_score, vault_view,
 };
 use crate::rank::{Hit, Mode, Query, Ranking};
 use crate::store::Options;
@@ -278,11 +277,7 @@ fn execute(
     let (vault, view) = vault_view(global)?;
     let (want_wiki, want_memory) = corpora(args.corpus, args.backend);
     let (mem_dir, mem) = if want_memory {
-        let agent = global.agent_id()?;
-        let settings = crate::memory::Settings {
-            min_score: memory_min_score(args.min_score, agent.as_deref())?,
-            recency: memory_recency(agent.as_deref())?,
-        };
+        let settings = memory_settings(args.min_score, global.agent_id()?.as_deref())?;
         (Some(memory_dir(args.memory.as_deref())?), settings)
     } else {
         (None, crate::memory::Settings::default())
