@@ -355,3 +355,38 @@ fn rem_backfill_stages_and_both_rollbacks_undo_only_their_part() {
         "wiki memory rem-backfill: removed 4 staged short-term entries\nRecord human edits before memory-rem-backfill\nwiki memory rem-backfill: removed 2 backfilled diary entries\nwiki memory rem-backfill: backfilled 2 diary entries from 2 notes (replacing 0), staged 4 grounded short-term candidates\nRecord human edits before memory-rem-backfill\n"
     );
 }
+
+#[test]
+fn wiki_rollback_undoes_a_rem_backfill() {
+    let e = Env::new();
+    e.write(
+        "memory/2025-01-01.md",
+        "# New year\n\n## Retain\n- W @Ada: Moved to Lisbon.\n",
+    );
+    let diary = "# Dream Diary\n\n<!-- openclaw:dreaming:diary:start -->\n---\n\n*April 1, 2026, 3:00 AM*\n\nA normal dream.\n<!-- openclaw:dreaming:diary:end -->\n";
+    e.write("DREAMS.md", diary);
+    let ws = e.ws.to_str().unwrap().to_string();
+    e.memory(&[
+        "rem-backfill",
+        "--path",
+        &format!("{ws}/memory"),
+        "--stage-short-term",
+    ])
+    .expect_code(0);
+    assert!(
+        e.read("DREAMS.md")
+            .contains("backfill-entry day=2025-01-01")
+    );
+    assert!(e.ws.join("memory/.dreams/short-term-recall.json").exists());
+    let id = e.git(&["rev-parse", "HEAD"]).trim().to_string();
+    e.vault
+        .run("wiki", &["--vault", &ws, "rollback", "--no-compile", &id])
+        .expect_code(0);
+    assert_eq!(e.read("DREAMS.md"), diary);
+    assert!(!e.ws.join("memory/.dreams/short-term-recall.json").exists());
+    // The note it read is untouched (rem-backfill never writes notes).
+    assert_eq!(
+        e.read("memory/2025-01-01.md"),
+        "# New year\n\n## Retain\n- W @Ada: Moved to Lisbon.\n"
+    );
+}
