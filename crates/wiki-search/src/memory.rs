@@ -306,14 +306,18 @@ pub fn mmr(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
     let sets: Vec<BTreeSet<String>> = items.iter().map(|i| word_set(i.1)).collect();
     let mut chosen: Vec<usize> = Vec::new();
     let mut left: Vec<usize> = (0..items.len()).collect();
+    // Each candidate's highest similarity to the chosen ones, kept up to date as each is
+    // chosen (the same maximum as recomputing it over all chosen at every step).
+    let mut sim = vec![0.0_f64; items.len()];
     while !left.is_empty() {
+        if let Some(&last) = chosen.last() {
+            for &i in &left {
+                sim[i] = sim[i].max(jaccard(&sets[i], &sets[last]));
+            }
+        }
         let mut best: Option<(f64, usize, usize)> = None; // value, position in left, index
         for (pos, &i) in left.iter().enumerate() {
-            let sim = chosen
-                .iter()
-                .map(|&j| jaccard(&sets[i], &sets[j]))
-                .fold(0.0, f64::max);
-            let v = lambda * rel[i] - (1.0 - lambda) * sim;
+            let v = lambda * rel[i] - (1.0 - lambda) * sim[i];
             let better = match best {
                 None => true,
                 Some((bv, _, bi)) => v > bv || (v == bv && items[i].0 > items[bi].0),
@@ -576,6 +580,75 @@ mod tests {
             citation("memory/2026-04-05.md", 1, 40),
             "memory/2026-04-05.md#L1-L40"
         );
+    }
+
+    /// The incremental maximum gives the order of the textbook form (each candidate's
+    /// similarity to every chosen one recomputed at each step).
+    #[test]
+    fn mmr_matches_the_recomputing_form() {
+        fn naive(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
+            let (max, min) = items.iter().fold((f64::MIN, f64::MAX), |(hi, lo), i| {
+                (hi.max(i.0), lo.min(i.0))
+            });
+            let rel = |i: usize| {
+                if max > min {
+                    (items[i].0 - min) / (max - min)
+                } else {
+                    1.0
+                }
+            };
+            let sets: Vec<BTreeSet<String>> = items.iter().map(|i| word_set(i.1)).collect();
+            let (mut chosen, mut left): (Vec<usize>, Vec<usize>) =
+                (vec![], (0..items.len()).collect());
+            while !left.is_empty() {
+                let mut best: Option<(f64, usize, usize)> = None;
+                for (pos, &i) in left.iter().enumerate() {
+                    let sim = chosen
+                        .iter()
+                        .map(|&j| jaccard(&sets[i], &sets[j]))
+                        .fold(0.0, f64::max);
+                    let v = lambda * rel(i) - (1.0 - lambda) * sim;
+                    if best
+                        .is_none_or(|(bv, _, bi)| v > bv || (v == bv && items[i].0 > items[bi].0))
+                    {
+                        best = Some((v, pos, i));
+                    }
+                }
+                let (_, pos, i) = best.expect("a candidate");
+                chosen.push(i);
+                left.remove(pos);
+            }
+            chosen
+        }
+        let words = [
+            "standup", "team", "daily", "moved", "noon", "drifting", "again", "notes",
+        ];
+        let texts: Vec<String> = (0..80u64)
+            .map(|n| {
+                let mut x = n
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (0..4)
+                    .map(|_| {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        words[(x >> 33) as usize % words.len()]
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let items: Vec<(f64, &str)> = texts
+            .iter()
+            .enumerate()
+            .map(|(n, t)| (1.0 / (1.0 + (n % 17) as f64), t.as_str()))
+            .collect();
+        for lambda in [0.0, 0.5, 0.7, 1.0] {
+            assert_eq!(
+                mmr(&items, lambda),
+                naive(&items, lambda),
+                "lambda {lambda}"
+            );
+        }
     }
 
     #[test]
