@@ -334,6 +334,9 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
     }
 }
 
+/// Vector scores by `(segment, doc)`.
+pub type ChunkScores = HashMap<(usize, u32), f64>;
+
 /// The vector score of every live chunk of the memory index for `query`, by `(segment, doc)`.
 /// Chunks without a cached vector are embedded first and the cache rewritten. Provider failures
 /// are `Err(message)`; a cache that cannot be written is an index error.
@@ -341,7 +344,7 @@ pub fn scores(
     index: &Index,
     query: &str,
     p: &Provider,
-) -> Result<Result<HashMap<(usize, u32), f64>, String>, crate::Error> {
+) -> Result<Result<ChunkScores, String>, crate::Error> {
     let mut chunks: Vec<((usize, u32), [u8; 20], String)> = Vec::new();
     for (seg, doc, _) in index.live_docs() {
         if let StoredDoc::Chunk(c) = index.stored(seg, doc)? {
