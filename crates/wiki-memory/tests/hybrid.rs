@@ -60,8 +60,8 @@ fn embed(text: &str) -> Vec<f64> {
     v
 }
 
-/// Start the fake provider: OpenAI-style `…/embeddings` and Ollama-style `/api/embed`; any path
-/// under `/broken` answers HTTP 500.
+/// Start the fake provider: OpenAI-style `…/embeddings` and Ollama-style `…/api/embed`; any path
+/// under `/broken`, and any request for the model `broken`, answers HTTP 500.
 fn provider() -> (String, Arc<Mutex<Vec<Request>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -96,15 +96,16 @@ fn provider() -> (String, Arc<Mutex<Vec<Request>>>) {
                 .as_array()
                 .map(|a| a.iter().map(|v| v.as_str().unwrap_or("").into()).collect())
                 .unwrap_or_default();
+            let failing = path.starts_with("/broken") || body["model"] == "broken";
             seen.lock().unwrap().push(Request {
                 path: path.clone(),
                 headers,
                 body,
             });
             let vectors: Vec<Vec<f64>> = inputs.iter().map(|t| embed(t)).collect();
-            let (status, answer) = if path.starts_with("/broken") {
+            let (status, answer) = if failing {
                 ("500 Internal Server Error", "boom".to_string())
-            } else if path == "/api/embed" {
+            } else if path.ends_with("/api/embed") {
                 ("200 OK", json!({ "embeddings": vectors }).to_string())
             } else {
                 let data: Vec<Value> = vectors
@@ -319,15 +320,20 @@ fn auto_falls_back_to_keywords_and_a_named_provider_fails_loudly() {
              OpenClaw config, or set provider: \"none\" for keyword-only search)\n"
         )
     );
-    // A provider this tool cannot talk to, or one missing its endpoint, is unavailable too.
+    assert_eq!(log.lock().unwrap().drain(..).count(), 1);
+    // A provider this tool cannot talk to, or one missing its endpoint, is unavailable too
+    // (nothing is asked).
+    let fix = "(fix memorySearch.provider/model/remote in the OpenClaw config, or set provider: \
+               \"none\" for keyword-only search)\n";
     let gemini = search(&env, Some(&config("provider: 'gemini'")), &[QUERY]);
     gemini.expect_code(2);
-    assert!(
-        gemini.stderr.contains(
-            "memory search is unavailable: embedding provider `gemini`: provider `gemini` is not supported here"
-        ),
-        "{}",
-        gemini.stderr
+    assert_eq!(
+        gemini.stderr,
+        format!(
+            "wiki: error: memory search is unavailable: embedding provider `gemini`: provider \
+             `gemini` is not supported here (supported: openai, openai-compatible, ollama, auto, \
+             none) {fix}"
+        )
     );
     let no_url = search(
         &env,
@@ -335,12 +341,12 @@ fn auto_falls_back_to_keywords_and_a_named_provider_fails_loudly() {
         &[QUERY],
     );
     no_url.expect_code(2);
-    assert!(
-        no_url
-            .stderr
-            .contains("it needs memorySearch.remote.baseUrl"),
-        "{}",
-        no_url.stderr
+    assert_eq!(
+        no_url.stderr,
+        format!(
+            "wiki: error: memory search is unavailable: embedding provider `openai-compatible`: \
+             it needs memorySearch.remote.baseUrl {fix}"
+        )
     );
     // A wrongly typed key is a usage error naming it.
     let bad = search(
@@ -351,11 +357,71 @@ fn auto_falls_back_to_keywords_and_a_named_provider_fails_loudly() {
         &[QUERY],
     );
     bad.expect_code(2);
-    assert!(
-        bad.stderr.ends_with(
-            "agents.defaults.memorySearch.query.hybrid.textWeight: expected a number from 0 to 1 (found \"x\")\n"
-        ),
-        "{}",
-        bad.stderr
+    assert_eq!(
+        bad.stderr,
+        format!(
+            "wiki: error: {}: agents.defaults.memorySearch.query.hybrid.textWeight: expected a \
+             number from 0 to 1 (found \"x\")\n",
+            env.vault.temp().join("openclaw.json").display()
+        )
     );
+    assert!(log.lock().unwrap().is_empty());
+}
+
+#[test]
+fn fallback_answers_when_the_named_provider_fails() {
+    let env = env();
+    let (url, log) = provider();
+    // The named provider fails; its fallback (own default model, same endpoint) answers.
+    let cfg = config(&format!(
+        "provider: 'openai-compatible', model: 'broken', fallback: 'ollama', \
+         remote: {{ baseUrl: '{url}/v1' }}"
+    ));
+    assert_eq!(
+        paths(&search(&env, Some(&cfg), &[QUERY]))[..2],
+        ["memory/2026-03-01.md", "memory/2026-03-02.md"]
+    );
+    let requests: Vec<(String, Value)> = log
+        .lock()
+        .unwrap()
+        .drain(..)
+        .map(|r| (r.path, r.body["model"].clone()))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            ("/v1/embeddings".to_string(), json!("broken")),
+            ("/v1/api/embed".to_string(), json!("nomic-embed-text")),
+            ("/v1/api/embed".to_string(), json!("nomic-embed-text")),
+        ]
+    );
+    // Both fail: memory search is unavailable, and says why for each.
+    let both = search(
+        &env,
+        Some(&config(&format!(
+            "provider: 'openai-compatible', fallback: 'ollama', remote: {{ baseUrl: '{url}/broken/v1' }}"
+        ))),
+        &[QUERY],
+    );
+    both.expect_code(2);
+    assert_eq!(both.stdout, "");
+    assert_eq!(
+        both.stderr,
+        format!(
+            "wiki: error: memory search is unavailable: embedding provider `openai-compatible` failed: \
+             {url}/broken/v1/embeddings: HTTP 500 boom; embedding provider `ollama` failed: \
+             {url}/broken/v1/api/embed: HTTP 500 boom (fix memorySearch.provider/model/remote in the \
+             OpenClaw config, or set provider: \"none\" for keyword-only search)\n"
+        )
+    );
+    // `fallback: 'none'` is no fallback.
+    let none = search(
+        &env,
+        Some(&config(&format!(
+            "provider: 'openai-compatible', model: 'broken', fallback: 'none', remote: {{ baseUrl: '{url}/v1' }}"
+        ))),
+        &[QUERY],
+    );
+    none.expect_code(2);
+    assert_eq!(log.lock().unwrap().drain(..).count(), 3);
 }

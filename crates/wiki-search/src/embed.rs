@@ -13,6 +13,9 @@
 //!   when `remote.baseUrl` or an API key is configured; when it cannot be set up or a request
 //!   fails, keyword-only. A named provider that cannot be set up or fails makes memory search
 //!   fail with [`crate::Error::Unavailable`] (exit 2): a broken configuration stays visible.
+//!   `fallback` (default `none`) names a provider tried, with its own default model and the same
+//!   `remote` settings, when the first cannot be set up or fails; memory search is unavailable
+//!   (or, for `auto`, keyword-only) when both do.
 //! * **Cache**: vectors are kept beside the memory index, in `<index dir>/embeddings.bin`,
 //!   keyed by the SHA-1 of the chunk's text; only chunks not in it are sent to the provider
 //!   (in batches of [`BATCH`]). The file records the provider, endpoint, model and document
@@ -75,59 +78,108 @@ pub enum Embeddings {
     /// Keyword-only.
     #[default]
     Off,
-    /// Hybrid; on failure keyword-only (`auto`).
-    Auto(Provider, Hybrid),
-    /// Hybrid; on failure memory search is unavailable (a named provider).
-    Required(Provider, Hybrid),
-    /// A named provider that cannot be set up: memory search is unavailable.
+    /// Hybrid; when every provider of the chain fails, keyword-only (`auto`).
+    Auto(Chain),
+    /// Hybrid; when every provider of the chain fails, memory search is unavailable (a named
+    /// provider).
+    Required(Chain),
+    /// A named provider (and its fallback) that cannot be set up: memory search is unavailable.
     Broken(String),
 }
 
-/// Resolve the configured provider (`api_key_env` is `$OPENAI_API_KEY`).
+/// The providers hybrid search tries, in order: the configured one, then `fallback`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    /// The providers that could be set up (never empty).
+    pub providers: Vec<Provider>,
+    /// Why the others could not (`embedding provider `x`: …`).
+    pub skipped: Vec<String>,
+    /// `query.hybrid`.
+    pub hybrid: Hybrid,
+}
+
+/// Resolve the configured provider and its fallback (`openai_key_env` is `$OPENAI_API_KEY`).
+///
+/// `auto` is the OpenAI-style endpoint when `remote.baseUrl` or an API key is configured. The
+/// fallback (`memorySearch.fallback`) is asked with its own default model and the same `remote`
+/// settings; it is skipped when it names the provider itself.
 pub fn resolve(ms: &MemorySearch, openai_key_env: Option<String>) -> Embeddings {
-    let name = match &ms.provider {
+    let (primary, required) = match &ms.provider {
         ProviderChoice::Unset | ProviderChoice::None => return Embeddings::Off,
         ProviderChoice::Auto => {
-            let key = ms.api_key.clone().or(openai_key_env);
-            if ms.base_url.is_none() && key.is_none() {
-                return Embeddings::Off;
-            }
-            return match provider(ms, "auto", Api::OpenAi, key) {
-                Ok(p) => Embeddings::Auto(p, ms.hybrid),
-                Err(_) => Embeddings::Off,
-            };
+            let key = ms.api_key.clone().or(openai_key_env.clone());
+            let set_up = (ms.base_url.is_some() || key.is_some())
+                .then(|| provider(ms, "auto", Api::OpenAi, ms.model.as_deref(), key));
+            (set_up, false)
         }
-        ProviderChoice::Named(n) => n.as_str(),
+        ProviderChoice::Named(n) => (
+            Some(named(ms, n, ms.model.as_deref(), openai_key_env.clone())),
+            true,
+        ),
     };
+    let mut chain = Chain {
+        providers: Vec::new(),
+        skipped: Vec::new(),
+        hybrid: ms.hybrid,
+    };
+    let primary_name = match &ms.provider {
+        ProviderChoice::Named(n) => n.as_str(),
+        _ => "auto",
+    };
+    let fallback = ms
+        .fallback
+        .as_deref()
+        .filter(|f| *f != primary_name)
+        .map(|f| named(ms, f, None, openai_key_env.clone()));
+    for made in primary.into_iter().chain(fallback) {
+        match made {
+            Ok(p) => chain.providers.push(p),
+            Err(why) => chain.skipped.push(why),
+        }
+    }
+    match (chain.providers.is_empty(), required) {
+        (false, true) => Embeddings::Required(chain),
+        (false, false) => Embeddings::Auto(chain),
+        (true, true) => Embeddings::Broken(chain.skipped.join("; ")),
+        (true, false) => Embeddings::Off,
+    }
+}
+
+/// A provider named in the configuration (`model`: the configured model, `None` for the
+/// provider's default).
+fn named(
+    ms: &MemorySearch,
+    name: &str,
+    model: Option<&str>,
+    openai_key_env: Option<String>,
+) -> Result<Provider, String> {
     let made = match name {
         "openai" => match ms.api_key.clone().or(openai_key_env) {
-            Some(key) => provider(ms, name, Api::OpenAi, Some(key)),
+            Some(key) => provider(ms, name, Api::OpenAi, model, Some(key)),
             None => {
                 Err("no API key (set memorySearch.remote.apiKey or $OPENAI_API_KEY)".to_string())
             }
         },
         "openai-compatible" => match ms.base_url {
-            Some(_) => provider(ms, name, Api::OpenAi, ms.api_key.clone()),
+            Some(_) => provider(ms, name, Api::OpenAi, model, ms.api_key.clone()),
             None => Err("it needs memorySearch.remote.baseUrl".to_string()),
         },
-        "ollama" => provider(ms, name, Api::Ollama, ms.api_key.clone()),
+        "ollama" => provider(ms, name, Api::Ollama, model, ms.api_key.clone()),
         other => Err(format!(
             "provider `{other}` is not supported here (supported: openai, openai-compatible, ollama, auto, none)"
         )),
     };
-    match made {
-        Ok(p) => Embeddings::Required(p, ms.hybrid),
-        Err(why) => Embeddings::Broken(format!("embedding provider `{name}`: {why}")),
-    }
+    made.map_err(|why| format!("embedding provider `{name}`: {why}"))
 }
 
 fn provider(
     ms: &MemorySearch,
     name: &str,
     api: Api,
+    model: Option<&str>,
     api_key: Option<String>,
 ) -> Result<Provider, String> {
-    let (base, path, model, timeout) = match api {
+    let (base, path, default_model, timeout) = match api {
         Api::OpenAi => (
             "https://api.openai.com/v1",
             "/embeddings",
@@ -151,7 +203,7 @@ fn provider(
         name: name.to_string(),
         api,
         url: format!("{base}{path}"),
-        model: ms.model.clone().unwrap_or_else(|| model.to_string()),
+        model: model.unwrap_or(default_model).to_string(),
         api_key,
         headers: ms.headers.clone(),
         query_input_type: ms.query_input_type.clone(),
@@ -416,46 +468,94 @@ mod tests {
 
     #[test]
     fn provider_resolution() {
-        let ms = |p: ProviderChoice, base: Option<&str>| MemorySearch {
+        let ms = |p: ProviderChoice, base: Option<&str>, fallback: Option<&str>| MemorySearch {
             provider: p,
             base_url: base.map(String::from),
+            fallback: fallback.map(String::from),
+            model: Some("m".into()),
             ..MemorySearch::default()
         };
+        let urls = |c: &Chain| -> Vec<(String, String)> {
+            c.providers
+                .iter()
+                .map(|p| (p.url.clone(), p.model.clone()))
+                .collect()
+        };
         assert_eq!(
-            resolve(&ms(ProviderChoice::Unset, None), Some("k".into())),
+            resolve(&ms(ProviderChoice::Unset, None, None), Some("k".into())),
             Embeddings::Off
         );
         assert_eq!(
-            resolve(&ms(ProviderChoice::Auto, None), None),
+            resolve(&ms(ProviderChoice::Auto, None, None), None),
             Embeddings::Off
         );
-        let Embeddings::Auto(p, _) = resolve(&ms(ProviderChoice::Auto, None), Some("k".into()))
+        let Embeddings::Auto(c) = resolve(&ms(ProviderChoice::Auto, None, None), Some("k".into()))
         else {
             panic!("auto with a key");
         };
-        assert_eq!(p.url, "https://api.openai.com/v1/embeddings");
-        let named = |n: &str, base| resolve(&ms(ProviderChoice::Named(n.into()), base), None);
-        let Embeddings::Required(p, _) = named("ollama", None) else {
+        assert_eq!(
+            urls(&c),
+            [("https://api.openai.com/v1/embeddings".into(), "m".into())]
+        );
+        let Embeddings::Auto(c) = resolve(&ms(ProviderChoice::Auto, None, Some("ollama")), None)
+        else {
+            panic!("auto with a fallback");
+        };
+        assert_eq!(
+            urls(&c),
+            [(
+                "http://127.0.0.1:11434/api/embed".into(),
+                "nomic-embed-text".into()
+            )]
+        );
+        let named = |n: &str, base, fallback| {
+            resolve(&ms(ProviderChoice::Named(n.into()), base, fallback), None)
+        };
+        let Embeddings::Required(c) = named("ollama", None, None) else {
             panic!("ollama")
         };
         assert_eq!(
-            (p.url.as_str(), p.model.as_str()),
-            ("http://127.0.0.1:11434/api/embed", "nomic-embed-text")
+            urls(&c),
+            [("http://127.0.0.1:11434/api/embed".into(), "m".into())]
         );
-        let Embeddings::Required(p, _) = named("openai-compatible", Some("http://h:1/v1/")) else {
+        let Embeddings::Required(c) =
+            named("openai-compatible", Some("http://h:1/v1/"), Some("ollama"))
+        else {
             panic!("compatible")
         };
-        assert_eq!(p.url, "http://h:1/v1/embeddings");
         assert_eq!(
-            named("openai-compatible", None),
+            urls(&c),
+            [
+                ("http://h:1/v1/embeddings".into(), "m".into()),
+                ("http://h:1/v1/api/embed".into(), "nomic-embed-text".into())
+            ]
+        );
+        assert!(c.skipped.is_empty());
+        assert_eq!(
+            named("openai-compatible", None, None),
             Embeddings::Broken(
                 "embedding provider `openai-compatible`: it needs memorySearch.remote.baseUrl"
                     .into()
             )
         );
-        assert!(
-            matches!(named("gemini", None), Embeddings::Broken(m) if m.contains("not supported"))
+        // A provider that cannot be set up is skipped for its fallback, and said why.
+        let Embeddings::Required(c) = named("gemini", None, Some("ollama")) else {
+            panic!("gemini then ollama")
+        };
+        assert_eq!(c.providers.len(), 1);
+        assert_eq!(
+            c.skipped,
+            [
+                "embedding provider `gemini`: provider `gemini` is not supported here (supported: openai, openai-compatible, ollama, auto, none)"
+            ]
         );
-        assert!(matches!(named("openai", None), Embeddings::Broken(m) if m.contains("no API key")));
+        assert_eq!(
+            named("openai", None, Some("voyage")),
+            Embeddings::Broken(
+                "embedding provider `openai`: no API key (set memorySearch.remote.apiKey or $OPENAI_API_KEY); \
+                 embedding provider `voyage`: provider `voyage` is not supported here (supported: openai, openai-compatible, ollama, auto, none)"
+                    .into()
+            )
+        );
     }
 }

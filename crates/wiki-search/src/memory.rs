@@ -465,8 +465,9 @@ impl Vectors {
     }
 }
 
-/// The vector scores of `query` under `embeddings`: `None` for keyword-only (not configured,
-/// or `auto` when the provider fails), an error when a named provider fails.
+/// The vector scores of `query` under `embeddings`, from the first provider of the chain that
+/// answers: `None` for keyword-only (not configured, or `auto` when every provider fails), an
+/// error when a named provider and its fallback fail.
 fn vectors(
     index: &Index,
     query: &str,
@@ -474,28 +475,37 @@ fn vectors(
     max_results: usize,
 ) -> Result<Option<Vectors>, crate::Error> {
     use crate::embed::Embeddings;
-    let (provider, hybrid, required) = match embeddings {
+    let (chain, required) = match embeddings {
         Embeddings::Off => return Ok(None),
         Embeddings::Broken(why) => return Err(crate::Error::Unavailable(why.clone())),
-        Embeddings::Auto(p, h) => (p, h, false),
-        Embeddings::Required(p, h) => (p, h, true),
+        Embeddings::Auto(c) => (c, false),
+        Embeddings::Required(c) => (c, true),
     };
-    match crate::embed::scores(index, query, provider)? {
-        Ok(scores) => Ok(Some(Vectors {
-            scores,
-            vector_weight: hybrid.vector_weight,
-            text_weight: if hybrid.enabled {
-                hybrid.text_weight
-            } else {
-                0.0
-            },
-            pool: max_results * hybrid.candidate_multiplier,
-        })),
-        Err(why) if required => Err(crate::Error::Unavailable(format!(
-            "embedding provider `{}` failed: {why}",
-            provider.name
-        ))),
-        Err(_) => Ok(None),
+    let hybrid = &chain.hybrid;
+    let mut failures = chain.skipped.clone();
+    for provider in &chain.providers {
+        match crate::embed::scores(index, query, provider)? {
+            Ok(scores) => {
+                return Ok(Some(Vectors {
+                    scores,
+                    vector_weight: hybrid.vector_weight,
+                    text_weight: if hybrid.enabled {
+                        hybrid.text_weight
+                    } else {
+                        0.0
+                    },
+                    pool: max_results * hybrid.candidate_multiplier,
+                }));
+            }
+            Err(why) => failures.push(format!(
+                "embedding provider `{}` failed: {why}",
+                provider.name
+            )),
+        }
+    }
+    match required {
+        true => Err(crate::Error::Unavailable(failures.join("; "))),
+        false => Ok(None),
     }
 }
 

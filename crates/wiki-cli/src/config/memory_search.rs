@@ -7,6 +7,7 @@
 //! | key | type | default |
 //! |---|---|---|
 //! | `provider` | string | unset (keyword-only here; see [`ProviderChoice`]) |
+//! | `fallback` | string | `none` (the provider tried when `provider` fails) |
 //! | `model` | string | the provider's |
 //! | `remote.baseUrl` | string | the provider's |
 //! | `remote.apiKey` | string (`${VAR}` allowed) | `$OPENAI_API_KEY` for `openai` |
@@ -52,6 +53,9 @@ pub enum ProviderChoice {
 pub struct MemorySearch {
     /// `provider`.
     pub provider: ProviderChoice,
+    /// `fallback`: the provider tried when `provider` cannot be set up or fails (`None` for
+    /// unset or `none`).
+    pub fallback: Option<String>,
     /// `model`.
     pub model: Option<String>,
     /// `remote.baseUrl`.
@@ -180,8 +184,10 @@ fn read(l: &Lookup<'_>) -> Result<MemorySearch, String> {
         Some(name) => ProviderChoice::Named(name.to_string()),
     };
     let input_type = l.string("inputType")?;
+    let fallback = l.string("fallback")?.filter(|f| f != "none");
     Ok(MemorySearch {
         provider,
+        fallback,
         model: l.string("model")?,
         base_url: l.string("remote.baseUrl")?,
         api_key: l.string("remote.apiKey")?,
@@ -250,7 +256,7 @@ mod tests {
         let cfg = parse(
             "{ agents: { defaults: { memorySearch: { provider: 'openai-compatible', model: 'm1', \
              remote: { baseUrl: 'http://127.0.0.1:9/v1', headers: { 'X-A': 'b' } }, inputType: 'x', \
-             queryInputType: 'query' } }, \
+             queryInputType: 'query', fallback: 'ollama' } }, \
              list: [{ id: 'Ops', memorySearch: { model: 'm2', query: { hybrid: { vectorWeight: 0.5 } } } }] } }",
         );
         let d = cfg.memory_search(Some("nobody")).unwrap();
@@ -259,6 +265,7 @@ mod tests {
             ProviderChoice::Named("openai-compatible".into())
         );
         assert_eq!(d.model.as_deref(), Some("m1"));
+        assert_eq!(d.fallback.as_deref(), Some("ollama"));
         assert_eq!(d.headers, vec![("X-A".to_string(), "b".to_string())]);
         assert_eq!(d.query_input_type.as_deref(), Some("query"));
         assert_eq!(d.document_input_type.as_deref(), Some("x"));
@@ -272,11 +279,12 @@ mod tests {
             parse("{}").memory_search(None).unwrap(),
             MemorySearch::default()
         );
-        let none = parse("{ agents: { defaults: { memorySearch: { provider: 'none' } } } }");
-        assert_eq!(
-            none.memory_search(None).unwrap().provider,
-            ProviderChoice::None
+        let none = parse(
+            "{ agents: { defaults: { memorySearch: { provider: 'none', fallback: 'none' } } } }",
         );
+        let none = none.memory_search(None).unwrap();
+        assert_eq!(none.provider, ProviderChoice::None);
+        assert_eq!(none.fallback, None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::search;
 /// 0.7 × vector similarity + 0.3 × keyword score (`query.hybrid.vectorWeight`/`textWeight`),
 /// vectors cached beside the index by chunk content. `auto` falls back to keyword-only when the
 /// provider fails; a named provider that fails makes the search fail (exit 2, "memory search is
-/// unavailable").
+/// unavailable") unless its `memorySearch.fallback` provider answers.
 ///
 /// Exit status 1 when nothing matches.
 #[derive(Debug, Clone, clap::Args)]
