@@ -33,7 +33,11 @@
 //! * **Path matches** (§14.6): a query equal to a file's path (tier 3), base name (tier 2) or stem
 //!   (tier 1) puts that file's best chunk above every other result, score 1.
 //! * **Diversity**: MMR with λ = 0.7 over the best `4 × maxResults` candidates; relevance is the
-//!   min–max normalised score, similarity the Jaccard index of the snippets' lowercase word sets.
+//!   min–max normalised score, similarity the Jaccard index of the lowercase word sets of each
+//!   candidate's best-matching lines (its proximity window; the whole chunk when it has none).
+//!   Comparing the lines that matched, not whole chunks, is what demotes a sentence a conversation
+//!   repeats in many notes ("our landlord still hasn't fixed the window") below the one note
+//!   that says something new with the same words.
 //! * **Minimum score** (§14.2): after MMR, results scoring below `minScore` ([`MIN_SCORE`] = 0.35
 //!   unless configured: `--min-score`, else `agents.list[<agent>].memorySearch.query.minScore`,
 //!   else `agents.defaults.memorySearch.query.minScore` of the OpenClaw config) are dropped. When
@@ -331,6 +335,8 @@ struct Cand {
     chunk: StoredChunk,
     score: f64,
     tier: u8,
+    /// The lines that matched best (the proximity window): MMR compares candidates by them.
+    focus: Option<String>,
 }
 
 /// Maximal marginal relevance re-ordering (§14.5) of `(score, snippet)` items; returns indices.
@@ -542,7 +548,8 @@ pub fn search_with(
         scored.truncate((max_results * 4).max(24) * 4);
         for (key, bm25) in scored {
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let near = prep.window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
+                let (near, window) = prep.best_window(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
+                let focus = Some(window.to_string());
                 let bm25 = bm25
                     * (rank::MEMORY_K1 + 1.0)
                     * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
@@ -558,6 +565,7 @@ pub fn search_with(
                     chunk: c,
                     score,
                     tier: 0,
+                    focus,
                 });
             }
         }
@@ -579,6 +587,7 @@ pub fn search_with(
                     chunk: c,
                     score,
                     tier: 0,
+                    focus: None,
                 });
             }
         }
@@ -596,6 +605,7 @@ pub fn search_with(
                 chunk: c,
                 score: 0.0,
                 tier,
+                focus: None,
             });
         }
     }
@@ -629,7 +639,7 @@ pub fn search_with(
     rest.truncate(max_results * 4);
     let items: Vec<(f64, &str)> = rest
         .iter()
-        .map(|c| (c.score, c.chunk.text.as_str()))
+        .map(|c| (c.score, c.focus.as_deref().unwrap_or(&c.chunk.text)))
         .collect();
     // Hits under `min_score` are dropped, unless none reaches it (relaxed fallback: all kept).
     // Exact path tiers score 1.
@@ -850,5 +860,22 @@ mod tests {
         ];
         assert_eq!(mmr(&items, 0.7), vec![0, 2, 1]);
         assert_eq!(mmr(&items, 1.0), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn the_best_window_is_the_matching_turns() {
+        let prep = Prepared::new("landlord phone number");
+        let idfs = vec![1.0; prep.terms.len()];
+        let text = "# 2025-07-01\n\nUser: Our landlord still hasn't fixed the window.\n\
+                    Assistant: Put it in writing.\n\nUser: The landlord's phone number ends in 42.\n\
+                    Assistant: Noted.\nUser: Thanks.";
+        let mut memo = HashMap::new();
+        let (cov, window) = prep.best_window(text, &idfs, PROXIMITY_LINES, &mut memo);
+        assert_eq!(cov, 1.0);
+        assert_eq!(window, "User: The landlord's phone number ends in 42.");
+        // No unit occurs: the whole text.
+        let (cov, window) =
+            Prepared::new("zebra").best_window(text, &[1.0], 2, &mut HashMap::new());
+        assert_eq!((cov, window), (0.0, text));
     }
 }

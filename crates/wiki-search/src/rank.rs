@@ -454,6 +454,19 @@ impl Prepared {
         lines: usize,
         memo: &mut HashMap<String, u64>,
     ) -> f64 {
+        self.best_window(text, idfs, lines, memo).0
+    }
+
+    /// [`Self::window_coverage`] and the best window itself: the lines of `text` from the
+    /// first of its non-empty lines holding a unit to its last (the first best window; the whole
+    /// text when no unit has weight or none occurs).
+    pub fn best_window<'t>(
+        &self,
+        text: &'t str,
+        idfs: &[f64],
+        lines: usize,
+        memo: &mut HashMap<String, u64>,
+    ) -> (f64, &'t str) {
         let weight = |mask: u64| -> f64 {
             self.units
                 .iter()
@@ -466,9 +479,16 @@ impl Prepared {
         let n = self.units.len().min(64);
         let total = weight(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
         if total <= 0.0 {
-            return 1.0;
+            return (1.0, text);
         }
+        // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
         let folded = tokenize::fold(text);
+        let kept: Vec<usize> = folded
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, _)| i)
+            .collect();
         let masks: Vec<u64> = folded
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -488,6 +508,7 @@ impl Prepared {
         let w = lines.max(1);
         let mut best = 0u64;
         let mut best_weight = 0.0f64;
+        let mut best_start = None;
         for start in 0..masks.len() {
             let m = masks[start..(start + w).min(masks.len())]
                 .iter()
@@ -497,10 +518,19 @@ impl Prepared {
                 if mw > best_weight {
                     best = m;
                     best_weight = mw;
+                    best_start = Some(start);
                 }
             }
         }
-        best_weight / total
+        let window = best_start
+            .and_then(|s| {
+                let end = (s + w).min(kept.len());
+                // Without the leading lines that hold no unit.
+                let s = (s..end).find(|&i| masks[i] != 0).unwrap_or(s);
+                line_span(text, *kept.get(s)?, *kept.get(end - 1)?)
+            })
+            .unwrap_or(text);
+        (best_weight / total, window)
     }
 
     /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
@@ -528,6 +558,23 @@ impl Prepared {
             .count();
         hit as f64 / self.units.len() as f64
     }
+}
+
+/// Lines `first..=last` (0-based, as `str::lines` counts them) of `text`, as one slice.
+fn line_span(text: &str, first: usize, last: usize) -> Option<&str> {
+    let mut start = None;
+    let mut offset = 0usize;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i == first {
+            start = Some(offset);
+        }
+        if i == last {
+            let end = offset + line.trim_end_matches(['\n', '\r']).len();
+            return text.get(start?..end);
+        }
+        offset += line.len();
+    }
+    None
 }
 
 fn is_unit_kind(kind: TermKind) -> bool {
