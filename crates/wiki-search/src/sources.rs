@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(not(target_os = "linux"))]
 use rayon::prelude::*;
 
 use crate::Error;
