@@ -12,6 +12,12 @@
 //!   [`PROXIMITY_LINES`] consecutive non-empty lines hold together (in a conversation log the
 //!   answer is one turn or two; words scattered over unrelated turns say less). Mapped to 0–1 as
 //!   FTS5 ranks are: `s / (1 + s)`.
+//! * **Hybrid** (§14.2, only with an embedding provider configured, see [`crate::embed`]): the
+//!   text score above becomes `(vw × vector + tw × text) / (vw + tw)` (`query.hybrid.vectorWeight`
+//!   0.7, `textWeight` 0.3; `hybrid.enabled: false` leaves the vector score alone), where
+//!   `vector` is the chunk's cosine similarity to the query; the `maxResults ×
+//!   candidateMultiplier` (4) chunks most similar to the query join the keyword candidates.
+//!   Recency, importance, path tiers, MMR and `minScore` then apply as below.
 //! * **Recency** ([`Recency`]): the age of a dated note (`memory/…/YYYY-MM-DD(-slug).md`, midnight
 //!   UTC; the clock is `--now`) moves its score by at most a fixed share: the multiplier is
 //!   `1 − s + s × exp(−ln 2 / H × ageDays)` with H = [`HALF_LIFE_DAYS`] and s =
@@ -548,18 +554,20 @@ pub fn search(
 ) -> Result<Vec<Hit>, crate::Error> {
     let settings = Settings {
         min_score,
-        recency: Recency::default(),
+        ..Settings::default()
     };
     search_with(index, query, mode, max_results, &settings, now_ms)
 }
 
 /// The configurable part of memory ranking.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Minimum score (§14.1 `minScore`).
     pub min_score: f64,
     /// Recency.
     pub recency: Recency,
+    /// The embedding provider of hybrid search (keyword-only by default).
+    pub embeddings: crate::embed::Embeddings,
 }
 
 impl Default for Settings {
@@ -567,7 +575,220 @@ impl Default for Settings {
         Settings {
             min_score: MIN_SCORE,
             recency: Recency::default(),
+            embeddings: crate::embed::Embeddings::Off,
         }
+    }
+}
+
+/// Vector scores of a hybrid search and how to merge them (§14.2).
+struct Vectors {
+    scores: HashMap<(usize, u32), f64>,
+    vector_weight: f64,
+    text_weight: f64,
+    /// Candidates the vector path brings: `maxResults × candidateMultiplier`.
+    pool: usize,
+}
+
+impl Vectors {
+    /// `vectorWeight × vector + textWeight × text`, the weights scaled to sum to 1.
+    fn merge(&self, key: (usize, u32), text: f64) -> f64 {
+        let v = self.scores.get(&key).copied().unwrap_or(0.0);
+        let sum = self.vector_weight + self.text_weight;
+        if sum <= 0.0 {
+            return 0.0;
+        }
+        (self.vector_weight * v + self.text_weight * text) / sum
+    }
+}
+
+/// The vector scores of `query` under `embeddings`, from the first provider of the chain that
+/// answers: `None` for keyword-only (not configured, or `auto` when every provider fails), an
+/// error when a named provider and its fallback fail.
+fn vectors(
+    index: &Index,
+    query: &str,
+    embeddings: &crate::embed::Embeddings,
+    max_results: usize,
+) -> Result<Option<Vectors>, crate::Error> {
+    use crate::embed::Embeddings;
+    let (chain, required) = match embeddings {
+        Embeddings::Off => return Ok(None),
+        Embeddings::Broken(why) => return Err(crate::Error::Unavailable(why.clone())),
+        Embeddings::Auto(c) => (c, false),
+        Embeddings::Required(c) => (c, true),
+    };
+    let hybrid = &chain.hybrid;
+    let mut failures = chain.skipped.clone();
+    for provider in &chain.providers {
+        match crate::embed::scores(index, query, provider)? {
+            Ok(scores) => {
+                return Ok(Some(Vectors {
+                    scores,
+                    vector_weight: hybrid.vector_weight,
+                    text_weight: if hybrid.enabled {
+                        hybrid.text_weight
+                    } else {
+                        0.0
+                    },
+                    pool: max_results * hybrid.candidate_multiplier,
+                }));
+            }
+            Err(why) => failures.push(format!(
+                "embedding provider `{}` failed: {why}",
+                provider.name
+            )),
+        }
+    }
+    match required {
+        true => Err(crate::Error::Unavailable(failures.join("; "))),
+        false => Ok(None),
+    }
+}
+
+/// Chunks `(segment, document)` with their BM25 score.
+type Scored = Vec<((usize, u32), f64)>;
+
+/// What the candidates of one query are gathered from.
+struct Ranking<'a> {
+    index: &'a Index,
+    query: &'a str,
+    prep: &'a Prepared,
+    max_results: usize,
+    recency: Recency,
+    now_ms: i64,
+}
+
+impl Ranking<'_> {
+    /// The keyword pool: chunks passing the coverage gate, best BM25 first, at most
+    /// `4 × max(4 × maxResults, 24)`, with the query terms' idfs (`None` without terms).
+    fn keyword_pool(&self) -> Result<Option<(Scored, Vec<f64>)>, crate::Error> {
+        if self.prep.terms.is_empty() {
+            return Ok(None);
+        }
+        let (scores, idfs) = rank::bm25_body(self.index, self.prep)?;
+        let mut scored: Scored = Vec::new();
+        for (&key, &(bm25, mask)) in &scores {
+            if !rank::passes_gate(self.prep, mask) {
+                continue;
+            }
+            scored.push((key, bm25));
+        }
+        // Bound the pool before reading stored chunks.
+        scored.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        scored.truncate((self.max_results * 4).max(24) * 4);
+        Ok(Some((scored, idfs)))
+    }
+
+    /// Keyword-only candidates: the pool's chunks that can be among the best `4 × maxResults`
+    /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
+    /// file with its tier.
+    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
+        // Path tiers (entry, tier) of the exactly named files.
+        let mut tiers: Vec<(usize, u8)> = self
+            .index
+            .manifest
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.ndocs > 0)
+            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .filter(|&(_, tier)| tier > 0)
+            .collect();
+        let mut cands: Vec<Cand> = Vec::new();
+        if let Some((scored, idfs)) = self.keyword_pool()? {
+            let pool = Pool {
+                index: self.index,
+                prep: self.prep,
+                idfs: &idfs,
+                recency: self.recency,
+                now_ms: self.now_ms,
+            };
+            cands = pool.best(&scored, &mut tiers, self.max_results * 4)?;
+        }
+        // Named files without a chunk in the pool: their first chunk.
+        for &(i, tier) in &tiers {
+            let e = &self.index.manifest.entries[i];
+            if let StoredDoc::Chunk(c) = self.index.stored(e.seg as usize, e.doc)? {
+                cands.push(Cand {
+                    chunk: c,
+                    score: 0.0,
+                    tier,
+                });
+            }
+        }
+        Ok(cands)
+    }
+
+    /// Hybrid candidates: every chunk of the keyword pool with its merged score, the vector
+    /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
+    /// its first chunk).
+    fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
+        let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
+        let mut cands: Vec<Cand> = Vec::new();
+        let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
+        if let Some((scored, idfs)) = self.keyword_pool()? {
+            let mut memo = HashMap::new();
+            for (key, bm25) in scored {
+                if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                    let near =
+                        self.prep
+                            .window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
+                    let bm25 = bm25
+                        * (rank::MEMORY_K1 + 1.0)
+                        * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
+                    let text_score = v.merge(key, bm25 / (1.0 + bm25));
+                    let score = text_score
+                        * recency.multiplier(&c.path, now_ms)
+                        * importance_multiplier(c.importance);
+                    seen.insert(key, ());
+                    cands.push(Cand {
+                        chunk: c,
+                        score,
+                        tier: 0,
+                    });
+                }
+            }
+        }
+        // The vector path's own candidates (keyword score 0 unless the keyword path had them).
+        let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
+        best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        for (&key, _) in best.into_iter().take(v.pool) {
+            if seen.contains_key(&key) {
+                continue;
+            }
+            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                let score = v.merge(key, 0.0)
+                    * recency.multiplier(&c.path, now_ms)
+                    * importance_multiplier(c.importance);
+                seen.insert(key, ());
+                cands.push(Cand {
+                    chunk: c,
+                    score,
+                    tier: 0,
+                });
+            }
+        }
+        // Path tiers: the best (first) chunk of an exactly named file.
+        for e in &index.manifest.entries {
+            let tier = path_tier(self.query, &e.path);
+            if tier == 0 || e.ndocs == 0 {
+                continue;
+            }
+            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+                c.tier = c.tier.max(tier);
+            } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
+                cands.push(Cand {
+                    chunk: c,
+                    score: 0.0,
+                    tier,
+                });
+            }
+        }
+        Ok(cands)
     }
 }
 
@@ -581,62 +802,20 @@ pub fn search_with(
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
     let (min_score, recency) = (settings.min_score, settings.recency);
+    let vectors = vectors(index, query, &settings.embeddings, max_results)?;
     let prep = Prepared::new(query);
-    // Path tiers (entry, tier): the best (first in the pool) chunk of an exactly named file.
-    let mut tiers: Vec<(usize, u8)> = index
-        .manifest
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            (
-                i,
-                if e.ndocs == 0 {
-                    0
-                } else {
-                    path_tier(query, &e.path)
-                },
-            )
-        })
-        .filter(|&(_, tier)| tier > 0)
-        .collect();
-    let mut cands: Vec<Cand> = Vec::new();
-    if !prep.terms.is_empty() {
-        let (scores, idfs) = rank::bm25_body(index, &prep)?;
-        let mut scored: Vec<((usize, u32), f64)> = Vec::new();
-        for (&key, &(bm25, mask)) in &scores {
-            if !rank::passes_gate(&prep, mask) {
-                continue;
-            }
-            scored.push((key, bm25));
-        }
-        // Bound the pool before reading stored chunks.
-        scored.sort_by(|a, b| {
-            b.1.partial_cmp(&a.1)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| a.0.cmp(&b.0))
-        });
-        scored.truncate((max_results * 4).max(24) * 4);
-        let pool = Pool {
-            index,
-            prep: &prep,
-            idfs: &idfs,
-            recency,
-            now_ms,
-        };
-        cands = pool.best(&scored, &mut tiers, max_results * 4)?;
-    }
-    // Named files without a chunk in the pool: their first chunk.
-    for &(i, tier) in &tiers {
-        let e = &index.manifest.entries[i];
-        if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
-            cands.push(Cand {
-                chunk: c,
-                score: 0.0,
-                tier,
-            });
-        }
-    }
+    let ranking = Ranking {
+        index,
+        query,
+        prep: &prep,
+        max_results,
+        recency,
+        now_ms,
+    };
+    let cands = match &vectors {
+        None => ranking.keyword_candidates()?,
+        Some(v) => ranking.hybrid_candidates(v)?,
+    };
     // Exact-path tiers first (score 1, ordered by tier then content), then MMR over the rest.
     let mut tiered: Vec<Cand> = Vec::new();
     let mut rest: Vec<Cand> = Vec::new();
