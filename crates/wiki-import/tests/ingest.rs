@@ -281,6 +281,182 @@ fn directory_ingest_leaves_out_hidden_binary_and_linked_entries_in_one_commit() 
     assert_eq!(json["commit"], serde_json::Value::Null);
 }
 
+/// Every file under `dir` (`.git` included): path → (bytes, inode, modification time). A file
+/// written again, even with the same bytes, gets another inode or time.
+fn tree_state(dir: &Path) -> std::collections::BTreeMap<PathBuf, (Vec<u8>, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.insert(p, (bytes, m.ino(), m.mtime(), m.mtime_nsec()));
+            }
+        }
+    }
+    out
+}
+
+/// Three files in a directory, ingested once (one commit).
+fn ingested_directory() -> (Vault, PathBuf) {
+    let (v, input) = vault();
+    let dir = input.join("notes");
+    write(&dir, "alpha.md", "# Alpha\n");
+    write(&dir, "beta.md", "# Beta\n");
+    write(&dir, "deep/gamma.txt", "gamma\n");
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 3 files into sources/ (3 new, 0 updated, 0 unchanged).")
+    );
+    (v, dir)
+}
+
+/// An unchanged re-ingest writes nothing at all (no commit, no page, no cache, not even the
+/// lock file) and does not wait for the vault lock: it finishes while another process holds it.
+#[test]
+fn unchanged_reingest_writes_nothing_and_does_not_wait_for_the_lock() {
+    let (v, dir) = ingested_directory();
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let before = tree_state(&v.path(""));
+    let mut store = wiki_store::Store::open(&v.path("")).unwrap();
+    store.set_lock_timeout(std::time::Duration::from_secs(1));
+    let lock = store.lock().unwrap();
+    for _ in 0..2 {
+        let run = v.run(
+            "wiki",
+            &[
+                "--now",
+                "2026-05-01T00:00:00Z",
+                "ingest",
+                dir.to_str().unwrap(),
+            ],
+        );
+        run.expect_code(0);
+        assert_eq!(
+            run.stdout,
+            "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 0 index files.\n"
+        );
+        assert_eq!(run.stderr, "");
+    }
+    let json = v
+        .run("wiki", &["ingest", dir.to_str().unwrap(), "--json"])
+        .json();
+    drop(lock);
+    assert_eq!(json["unchangedCount"], 3);
+    assert_eq!(json["commit"], serde_json::Value::Null);
+    assert_eq!(json["sources"][0]["pagePath"], "sources/alpha.md");
+    assert_eq!(json["sources"][2]["pageId"], "source.gamma");
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    let after = tree_state(&v.path(""));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (path, state) in &before {
+        assert!(after[path] == *state, "{} was written", path.display());
+    }
+}
+
+/// After unchanged runs, a changed file is ingested again (its page updated in place, the notes
+/// written there kept), a new one is added, and a page edited by hand is not taken for
+/// unchanged: its content is rendered again.
+#[test]
+fn changes_after_an_unchanged_reingest_are_ingested() {
+    let (v, dir) = ingested_directory();
+    let args = [
+        "--now",
+        "2026-05-01T00:00:00Z",
+        "ingest",
+        dir.to_str().unwrap(),
+    ];
+    v.run("wiki", &args).expect_code(0);
+    let page = v.read("sources/alpha.md").replace(
+        "<!-- openclaw:human:start -->\n",
+        "<!-- openclaw:human:start -->\nAsk Bo.\n",
+    );
+    v.write("sources/alpha.md", &page);
+    v.commit_all("my notes");
+    // Same size, same second: only the bytes differ.
+    write(&dir, "alpha.md", "# Alfa\n");
+    write(&dir, "delta.md", "delta\n");
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let run = v.run("wiki", &args);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 4 files into sources/ (1 new, 1 updated, 2 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_ne!(v.git(&["rev-parse", "HEAD"]), head);
+    let alpha = v.read("sources/alpha.md");
+    assert!(alpha.contains("```text\n# Alfa\n\n```"), "{alpha}");
+    assert!(
+        alpha.contains("<!-- openclaw:human:start -->\nAsk Bo.\n<!-- openclaw:human:end -->"),
+        "{alpha}"
+    );
+    assert!(v.exists("sources/delta.md"));
+    assert_eq!(v.status(), "");
+    // The page's content replaced by hand (not its notes): the next ingest renders it again.
+    let beta = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        beta.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = v.run("wiki", &args);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 4 files into sources/ (0 new, 1 updated, 3 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        v.read("sources/beta.md"),
+        beta.replace(
+            "2026-04-05T12:00:00.000Z\nstatus",
+            "2026-05-01T00:00:00.000Z\nstatus"
+        )
+        .replace(
+            "- Updated: 2026-04-05T12:00:00.000Z",
+            "- Updated: 2026-05-01T00:00:00.000Z"
+        )
+    );
+    assert_eq!(v.status(), "");
+}
+
+/// A damaged record of the last ingest is not believed: the run goes the usual way.
+#[test]
+fn a_damaged_ingest_record_is_ignored() {
+    let (v, dir) = ingested_directory();
+    let record = v.path(".openclaw-wiki/tmp/ingest-record.bin");
+    let mut bytes = std::fs::read(&record).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&record, bytes).unwrap();
+    let page = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        page.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(v.read("sources/beta.md"), page);
+}
+
 #[test]
 fn inputs_inside_the_vault_page_folders_are_refused() {
     let (v, _) = vault();
