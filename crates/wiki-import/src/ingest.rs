@@ -474,7 +474,8 @@ pub struct IngestBatch<'a> {
     pub outcomes: Vec<Outcome>,
     /// Inputs whose page could not be written.
     pub problems: Vec<Problem>,
-    /// The blob id of each page under `sources/` as the last [`Batch::prepare`] read it.
+    /// The blob id of each tracked file as the last [`Batch::prepare`] read it (every file of
+    /// the compile's snapshot; without one, the pages under `sources/`).
     pub seen: HashMap<String, [u8; 20]>,
 }
 
@@ -492,16 +493,16 @@ impl<'a> IngestBatch<'a> {
     }
 
     /// What this run leaves for [`unchanged::save`] once `done` committed it: the page of each
-    /// input, and the bytes of every page under `sources/` (as read, or as committed).
+    /// input, and the bytes of the tracked files it read or committed.
     pub fn facts(&self, done: &Committed) -> unchanged::Facts<'a> {
-        let mut pages: HashMap<String, Option<[u8; 20]>> = self
+        let mut files: HashMap<String, Option<[u8; 20]>> = self
             .seen
             .iter()
             .map(|(p, b)| (p.clone(), Some(*b)))
             .collect();
         for c in done.page_changes.iter().chain(&done.compile_changes) {
-            if c.path.starts_with("sources/") && wiki_parse::vault::is_page_path(&c.path) {
-                pages.insert(c.path.clone(), c.after.as_deref().map(unchanged::blob_id));
+            if wiki_vault::snapshot::tracks(&c.path) {
+                files.insert(c.path.clone(), c.after.as_deref().map(unchanged::blob_id));
             }
         }
         let by_source: HashMap<&str, &'a Input> =
@@ -511,7 +512,11 @@ impl<'a> IngestBatch<'a> {
             .iter()
             .filter_map(|o| Some((*by_source.get(o.source_path.as_str())?, o.clone())))
             .collect();
-        unchanged::Facts { outcomes, pages }
+        unchanged::Facts {
+            outcomes,
+            files,
+            clean: self.problems.is_empty(),
+        }
     }
 
     /// Page path and id for `input`, recorded as taken.
@@ -594,7 +599,17 @@ impl Batch for IngestBatch<'_> {
             changes.extend(change);
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
-        self.seen = std::mem::take(&mut index.seen);
+        // What the compile reads: every tracked file of the snapshot (else the source pages).
+        self.seen = match files.snapshot() {
+            Some(snap) => snap
+                .blob_ids()
+                .into_iter()
+                .filter_map(|(p, id)| {
+                    Some((p.to_string(), wiki_vault::pagecache::hex_to_raw(&id)?))
+                })
+                .collect(),
+            None => std::mem::take(&mut index.seen),
+        };
         Ok(changes)
     }
 

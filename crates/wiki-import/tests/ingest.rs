@@ -457,6 +457,262 @@ fn a_damaged_ingest_record_is_ignored() {
     assert_eq!(v.read("sources/beta.md"), page);
 }
 
+/// What an ingest did: its exit code and output, and the vault it left (committed tree, commit
+/// count, `git status`, the pages under `sources/` and the compiled caches on disk).
+#[derive(Debug, PartialEq)]
+struct Effect {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    tree: String,
+    commits: usize,
+    status: String,
+    files: Vec<(String, String)>,
+}
+
+fn effect(root: &Path, run: &wiki_testkit::Run) -> Effect {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut files = Vec::new();
+    for rel in [
+        "sources",
+        "concepts",
+        "reports",
+        ".openclaw-wiki/cache",
+        "index.md",
+    ] {
+        let mut todo = vec![root.join(rel)];
+        while let Some(p) = todo.pop() {
+            if p.is_dir() {
+                todo.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                files.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    files.sort();
+    Effect {
+        code: run.code,
+        stdout: run.stdout.clone(),
+        stderr: run.stderr.clone(),
+        tree: git(&["rev-parse", "HEAD^{tree}"]),
+        commits: git(&["rev-list", "--count", "HEAD"])
+            .trim()
+            .parse()
+            .unwrap(),
+        status: git(&["status", "--porcelain"]),
+        files,
+    }
+}
+
+/// Run `wiki args` in `v`, which holds the record of its last ingest, and in a copy of `v`
+/// without the record (the full ingest under the vault lock): both do exactly the same (output,
+/// exit code, commit, files). The run in `v`.
+fn same_as_without_the_record(v: &Vault, args: &[&str]) -> wiki_testkit::Run {
+    assert!(v.exists(".openclaw-wiki/tmp/ingest-record.bin"));
+    v.wait_for_background_packers();
+    let copy = (0..)
+        .map(|n| v.temp().join(format!("copy-{n}")))
+        .find(|p| !p.exists())
+        .unwrap();
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&v.root)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    std::fs::remove_file(copy.join(".openclaw-wiki/tmp/ingest-record.bin")).unwrap();
+    let with = v.run("wiki", args);
+    let mut cmd = v.command("wiki");
+    cmd.args(args).current_dir(&copy);
+    let without = wiki_testkit::output(cmd, None);
+    assert_eq!(effect(&v.root, &with), effect(&copy, &without));
+    with
+}
+
+/// [`ingested_directory`] ingested again unchanged (decided from the record).
+fn reingested_directory() -> (Vault, PathBuf) {
+    let (v, dir) = ingested_directory();
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 0 index files.\n"
+    );
+    (v, dir)
+}
+
+#[test]
+fn the_record_decides_a_changed_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    write(&dir, "alpha.md", "# Alfa\n");
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert!(
+        v.read("sources/alpha.md")
+            .contains("```text\n# Alfa\n\n```")
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
+#[test]
+fn the_record_decides_a_new_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    write(&dir, "deep/delta.md", "delta\n");
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 4 files into sources/ (1 new, 0 updated, 3 unchanged). Refreshed 4 index files.\n"
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
+/// Ingest never removes a page: a file gone from the directory leaves its page, and the others
+/// are unchanged (no commit), with or without the record.
+#[test]
+fn the_record_decides_a_deleted_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    std::fs::remove_file(dir.join("beta.md")).unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 2 files into sources/ (0 new, 0 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert!(v.exists("sources/beta.md"));
+    assert_eq!(v.commit_count(), 2);
+}
+
+#[test]
+fn the_record_decides_a_hand_edited_source_page_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let beta = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        beta.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert_eq!(v.read("sources/beta.md"), beta);
+    assert_eq!(v.commit_count(), 4);
+}
+
+/// A page written by hand outside `sources/` (which the record of v1 did not cover) changes
+/// what compile writes: the ingest records the edit and compiles it in.
+#[test]
+fn the_record_decides_a_hand_written_page_elsewhere_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    v.write(
+        "concepts/billing.md",
+        "---\nid: concept.billing\npageType: concept\ntitle: Billing\n---\n\n# Billing\n\nSee [Alpha](../sources/alpha.md).\n",
+    );
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 5 index files.\n"
+    );
+    assert!(v.read("concepts/index.md").contains("Billing"));
+    assert_eq!(v.commit_count(), 4);
+    assert_eq!(v.status(), "");
+}
+
+/// A compiled cache removed: compile writes it again.
+#[test]
+fn the_record_decides_a_removed_compiled_cache_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    std::fs::remove_file(v.path(".openclaw-wiki/cache/agent-digest.json")).unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 1 index file.\n"
+    );
+    assert!(v.exists(".openclaw-wiki/cache/agent-digest.json"));
+}
+
+/// Another render setting: compile renders the pages again.
+#[test]
+fn the_record_decides_a_changed_config_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let config = v.home().join(".openclaw");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("openclaw.json"),
+        "{ plugins: { entries: { 'memory-wiki': { config: { vault: { renderMode: 'obsidian' } } } } } }",
+    )
+    .unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 3 index files.\n"
+    );
+    assert!(v.read("index.md").contains("[[sources/alpha|alpha]]"));
+}
+
+/// `--title` renames the page's title: the page is rendered again.
+#[test]
+fn the_record_decides_a_new_title_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let alpha = dir.join("alpha.md");
+    let run = same_as_without_the_record(
+        &v,
+        &["ingest", alpha.to_str().unwrap(), "--title", "First letter"],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "Ingested {} into sources/alpha.md. Refreshed 3 index files.\n",
+            alpha.display()
+        )
+    );
+    assert!(v.read("sources/alpha.md").contains("title: First letter\n"));
+    // The same file under its own title again: back to the file name's title.
+    let run = same_as_without_the_record(&v, &["ingest", alpha.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(v.read("sources/alpha.md").contains("title: alpha\n"));
+}
+
+/// Time crossing a freshness boundary (30 days after the pages were updated) changes the
+/// dashboards: the record's clock window sends the run the usual way.
+#[test]
+fn the_record_decides_a_later_clock_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let args = [
+        "--now",
+        "2026-06-01T00:00:00Z",
+        "ingest",
+        dir.to_str().unwrap(),
+    ];
+    let run = same_as_without_the_record(&v, &args);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 2 index files.\n"
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
 #[test]
 fn inputs_inside_the_vault_page_folders_are_refused() {
     let (v, _) = vault();

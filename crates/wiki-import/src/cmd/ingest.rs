@@ -49,7 +49,8 @@ pub struct Args {
 /// Run `wiki ingest`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format = super::format(global)?;
-    let now = super::now(global)?;
+    let clock = global.now()?;
+    let now = wiki_cli::iso_millis(clock);
     if args.title.is_some() && args.inputs.len() != 1 {
         return Err(CliError::Usage(
             "--title names the page of a single file or URL; give one input".into(),
@@ -85,8 +86,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         p.report();
     }
     // Nothing to write (the record of the last ingest shows it): no lock, no compile.
+    let seen = unchanged::Run {
+        inputs: &collected.inputs,
+        config: unchanged::config_fingerprint(&config),
+        now_ms: clock.as_millisecond(),
+    };
     if session.checked_out
-        && let Some(outcomes) = unchanged::check(&session.vault, &collected.inputs)
+        && let Some(outcomes) = unchanged::check(&session.vault, &seen)
     {
         let done = Done {
             outcomes: &outcomes,
@@ -114,7 +120,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     )?;
     progress.finish();
     if session.checked_out {
-        unchanged::save(&session.vault, &batch.facts(&done));
+        unchanged::save(&session.vault, &seen, &batch.facts(&done));
     }
     for p in &batch.problems {
         p.report();
