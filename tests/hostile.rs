@@ -370,3 +370,223 @@ fn an_oversized_chatgpt_export_is_refused() {
         )
     );
 }
+
+// ----- the files of the machinery: journal, logs, lock files, hooks, .gitignore, work tree -------
+
+/// A question added to `concepts/beta.md` through `wiki-apply` (one commit).
+const QUESTION: &str = r#"{"op":"add_question","page":"concepts/beta.md","question":"Who pays?"}"#;
+
+/// [`capped_bin`] with `stdin`.
+fn capped_stdin(v: &Vault, name: &str, env: &[(&str, &str)], stdin: &str) -> wiki_testkit::Run {
+    let mut cmd = std::process::Command::new("prlimit");
+    cmd.arg(ADDRESS_SPACE_CAP)
+        .arg("--")
+        .arg(wiki_testkit::bin(name))
+        .current_dir(&v.root);
+    wiki_testkit::isolate(&mut cmd, v.home());
+    for (k, val) in env {
+        cmd.env(k, val);
+    }
+    wiki_testkit::output(cmd, Some(stdin.as_bytes()))
+}
+
+#[test]
+fn an_oversized_crash_journal_stops_writers_cleanly() {
+    let v = small_vault();
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let journal = v.path(".openclaw-wiki/locks/pending.json");
+    sparse_2gib(&journal);
+    let run = capped_stdin(&v, "wiki-apply", &[], QUESTION);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-apply: error: crash-recovery journal {} is unreadable (too large (2147483648 bytes; the limit for crash-recovery journals is 268435456)); inspect and delete it\n",
+            journal.display()
+        )
+    );
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    assert!(!v.read("concepts/beta.md").contains("Who pays?"));
+}
+
+#[test]
+fn an_oversized_packer_log_is_reported_by_its_size() {
+    let v = small_vault();
+    let log = std::fs::canonicalize(v.path(".git"))
+        .unwrap()
+        .join("wiki-pack.log");
+    sparse_2gib(&log);
+    let run = capped_stdin(&v, "wiki-apply", &[("WIKI_AUTO_PACK", "always")], QUESTION);
+    run.expect_code(0);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-apply: warning: could not pack loose git objects after the commit (nothing lost; run `wiki gc` to retry): a background packing failed: {}: too large (2147483648 bytes; the limit for background packing logs is 65536)\n",
+            log.display()
+        )
+    );
+    assert!(!log.exists());
+    assert!(v.read("concepts/beta.md").contains("Who pays?"));
+    v.wait_for_background_packers();
+}
+
+/// A compiled file the commit replaces, grown by hand past anything a tool writes: the commit
+/// would record it as a hand edit first; it stops instead, and writes nothing.
+#[test]
+fn an_oversized_work_tree_file_a_commit_replaces_stops_it_cleanly() {
+    let v = small_vault();
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let index = v.path("concepts/index.md");
+    sparse_2gib(&index);
+    let run = capped(&v, &["compile"], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: I/O error on {}: too large (2147483648 bytes; the limit for files a commit writes is 536870912)\n",
+            index.display()
+        )
+    );
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    assert_eq!(std::fs::metadata(&index).unwrap().len(), 2 << 30);
+}
+
+#[test]
+fn an_oversized_parse_cache_is_ignored() {
+    let v = small_vault();
+    let plant = || {
+        sparse_2gib(&v.path(".openclaw-wiki/tmp/parse-cache.bin"));
+        sparse_2gib(&v.path(".openclaw-wiki/tmp/parse-cache.delta"));
+    };
+    let lint = |run: wiki_testkit::Run| (run.code, run.stdout, run.stderr);
+    let expected = lint(v.run("wiki-lint", &["--format", "text"]));
+    plant();
+    assert_eq!(
+        lint(capped_bin(&v, "wiki-lint", &["--format", "text"], &[])),
+        expected
+    );
+    plant();
+    let run = capped(&v, &["compile"], &[]);
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+    assert_eq!(v.status(), "");
+}
+
+#[test]
+fn an_oversized_gitignore_stops_init_cleanly() {
+    let v = Vault::with_git();
+    let gitignore = v.path(".gitignore");
+    sparse_2gib(&gitignore);
+    let run = capped(&v, &["init", "."], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki: error: {}: too large (2147483648 bytes; the limit for .gitignore files is 16777216)\n",
+            gitignore.display()
+        )
+    );
+    assert_eq!(v.git_run(&["rev-parse", "--verify", "-q", "HEAD"]).code, 1);
+    assert!(!v.exists("index.md"));
+}
+
+/// Someone else's pre-commit hook of any size is chained, not read.
+#[test]
+fn an_oversized_pre_commit_hook_is_chained_unread() {
+    let v = small_vault();
+    let hook = v.path(".git/hooks/pre-commit");
+    sparse_2gib(&hook);
+    let run = capped(&v, &["hooks", "install"], &[]);
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+    let local = v.path(".git/hooks/pre-commit.local");
+    assert_eq!(std::fs::metadata(&local).unwrap().len(), 2 << 30);
+    assert!(
+        v.read(".git/hooks/pre-commit")
+            .contains("# wiki-lint pre-commit hook")
+    );
+}
+
+/// A search server lock file grown past a pid: the pid is unknown, said so.
+#[test]
+fn an_oversized_search_server_lock_file_gives_no_pid() {
+    let v = small_vault();
+    let start = v.run(
+        "wiki-search",
+        &["--server", "start", "--idle-timeout", "60"],
+    );
+    start.expect_code(0);
+    let lock = v.path(".openclaw-wiki/index/search-server.lock");
+    let pid = std::fs::read_to_string(&lock).unwrap().trim().to_string();
+    // The same file (the server holds its lock), grown.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let run = capped_bin(&v, "wiki-search", &["--serve"], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-search: error: a search server is already running for {} (pid unknown: {} is not a lock file this tool wrote)\n",
+            v.root.display(),
+            lock.display()
+        )
+    );
+    // Stopping asks the server (its pid is not needed).
+    let stop = capped_bin(&v, "wiki-search", &["--server", "stop"], &[]);
+    stop.expect_code(0);
+    v.run("wiki-search", &["--server", "status"]).expect_code(1);
+    assert!(!pid.is_empty());
+}
+
+/// A server that cannot start: its error is the last line of its log, however large the log.
+#[test]
+fn an_oversized_search_server_log_gives_its_last_line() {
+    let v = small_vault();
+    let log = v.path(".openclaw-wiki/tmp/search-server.log");
+    sparse_2gib(&log);
+    // The index directory cannot be made: the server stops at once, saying why in its log.
+    std::fs::create_dir_all(v.path(".openclaw-wiki")).unwrap();
+    std::fs::write(v.path(".openclaw-wiki/index"), "").unwrap();
+    let run = capped_bin(&v, "wiki-search", &["--server", "start"], &[]);
+    run.expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "wiki-search: error: the search server exited (exit status: 2): wiki-search: error: {}: cannot write the index directory (log: {})\n",
+            v.path(".openclaw-wiki/index/wiki-worktree").display(),
+            log.display()
+        )
+    );
+}
+
+/// A memory writers' lock grown past `<pid>:<ms>`: an unknown owner, stolen once it is old.
+#[test]
+fn an_oversized_memory_lock_file_has_no_owner() {
+    let v = small_vault();
+    let ws = v.temp().join("ws");
+    std::fs::create_dir_all(ws.join("memory")).unwrap();
+    std::fs::write(
+        ws.join("memory/2026-04-05.md"),
+        "# Notes\n\nBilling moved.\n",
+    )
+    .unwrap();
+    let lock = ws.join("memory/.dreams/short-term-promotion.lock");
+    sparse_2gib(&lock);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let ws = ws.to_str().unwrap();
+    let run = capped(&v, &["memory", "--workspace", ws, "recall", "billing"], &[]);
+    assert_eq!(run.stderr, "");
+    run.expect_code(0);
+    // Stolen, then released.
+    assert!(!lock.exists());
+}

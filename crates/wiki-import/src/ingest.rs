@@ -25,7 +25,7 @@ use yaml_serde::{Mapping, Value};
 use wiki_apply::edit::FileChange;
 use wiki_apply::error::Result;
 use wiki_apply::files::VaultFiles;
-use wiki_apply::session::Batch;
+use wiki_apply::session::{Batch, Committed};
 use wiki_parse::model::opt_string;
 use wiki_parse::slug;
 
@@ -33,6 +33,7 @@ use crate::fetch::{self, Limits};
 use crate::problem::{self, Problem};
 use crate::progress::Progress;
 use crate::render;
+use crate::unchanged;
 use crate::walk;
 
 /// Where an input came from.
@@ -400,6 +401,8 @@ struct SourceIndex {
     frontmatter: HashMap<String, Mapping>,
     /// Every page path (taken).
     taken: HashSet<String>,
+    /// The blob id of each page under `sources/`, as read.
+    seen: HashMap<String, [u8; 20]>,
 }
 
 /// What an ingested page's frontmatter says about where it came from (source, id), and the
@@ -440,24 +443,24 @@ impl SourceIndex {
                 read.push((p.as_str(), b));
             }
         }
-        let found: Vec<(String, String, Option<String>, Mapping)> = read
+        type Found = (String, [u8; 20], Option<(String, Option<String>, Mapping)>);
+        let found: Vec<Found> = read
             .par_iter()
-            .filter_map(|(p, b)| {
-                ingested_source(p, b).map(|(s, id, fm)| (s, p.to_string(), id, fm))
-            })
+            .map(|(p, b)| (p.to_string(), unchanged::blob_id(b), ingested_source(p, b)))
             .collect();
-        let mut by_source = HashMap::with_capacity(found.len());
-        let mut frontmatter = HashMap::with_capacity(found.len());
-        for (source, path, id, fm) in found {
-            // Pages are listed in path order: the first page of a source wins.
-            by_source.entry(source).or_insert((path.clone(), id));
-            frontmatter.insert(path, fm);
-        }
-        Ok(SourceIndex {
-            by_source,
-            frontmatter,
+        let mut index = SourceIndex {
             taken,
-        })
+            ..SourceIndex::default()
+        };
+        for (path, blob, claim) in found {
+            index.seen.insert(path.clone(), blob);
+            if let Some((source, id, fm)) = claim {
+                // Pages are listed in path order: the first page of a source wins.
+                index.by_source.entry(source).or_insert((path.clone(), id));
+                index.frontmatter.insert(path, fm);
+            }
+        }
+        Ok(index)
     }
 }
 
@@ -471,6 +474,9 @@ pub struct IngestBatch<'a> {
     pub outcomes: Vec<Outcome>,
     /// Inputs whose page could not be written.
     pub problems: Vec<Problem>,
+    /// The blob id of each tracked file as the last [`Batch::prepare`] read it (every file of
+    /// the compile's snapshot; without one, the pages under `sources/`).
+    pub seen: HashMap<String, [u8; 20]>,
 }
 
 impl<'a> IngestBatch<'a> {
@@ -482,6 +488,34 @@ impl<'a> IngestBatch<'a> {
             worktree,
             outcomes: Vec::new(),
             problems: Vec::new(),
+            seen: HashMap::new(),
+        }
+    }
+
+    /// What this run leaves for [`unchanged::save`] once `done` committed it: the page of each
+    /// input, and the bytes of the tracked files it read or committed.
+    pub fn facts(&self, done: &Committed) -> unchanged::Facts<'a> {
+        let mut files: HashMap<String, Option<[u8; 20]>> = self
+            .seen
+            .iter()
+            .map(|(p, b)| (p.clone(), Some(*b)))
+            .collect();
+        for c in done.page_changes.iter().chain(&done.compile_changes) {
+            if wiki_vault::snapshot::tracks(&c.path) {
+                files.insert(c.path.clone(), c.after.as_deref().map(unchanged::blob_id));
+            }
+        }
+        let by_source: HashMap<&str, &'a Input> =
+            self.inputs.iter().map(|i| (i.source.as_str(), i)).collect();
+        let outcomes = self
+            .outcomes
+            .iter()
+            .filter_map(|o| Some((*by_source.get(o.source_path.as_str())?, o.clone())))
+            .collect();
+        unchanged::Facts {
+            outcomes,
+            files,
+            clean: self.problems.is_empty(),
         }
     }
 
@@ -565,6 +599,17 @@ impl Batch for IngestBatch<'_> {
             changes.extend(change);
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
+        // What the compile reads: every tracked file of the snapshot (else the source pages).
+        self.seen = match files.snapshot() {
+            Some(snap) => snap
+                .blob_ids()
+                .into_iter()
+                .filter_map(|(p, id)| {
+                    Some((p.to_string(), wiki_vault::pagecache::hex_to_raw(&id)?))
+                })
+                .collect(),
+            None => std::mem::take(&mut index.seen),
+        };
         Ok(changes)
     }
 

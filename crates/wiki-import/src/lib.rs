@@ -31,6 +31,7 @@ pub mod progress;
 pub mod render;
 pub mod runs;
 pub mod sync;
+pub mod unchanged;
 pub mod unsafe_local;
 pub mod walk;
 

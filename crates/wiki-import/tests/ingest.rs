@@ -281,6 +281,438 @@ fn directory_ingest_leaves_out_hidden_binary_and_linked_entries_in_one_commit() 
     assert_eq!(json["commit"], serde_json::Value::Null);
 }
 
+/// Every file under `dir` (`.git` included): path → (bytes, inode, modification time). A file
+/// written again, even with the same bytes, gets another inode or time.
+fn tree_state(dir: &Path) -> std::collections::BTreeMap<PathBuf, (Vec<u8>, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.insert(p, (bytes, m.ino(), m.mtime(), m.mtime_nsec()));
+            }
+        }
+    }
+    out
+}
+
+/// Three files in a directory, ingested once (one commit).
+fn ingested_directory() -> (Vault, PathBuf) {
+    let (v, input) = vault();
+    let dir = input.join("notes");
+    write(&dir, "alpha.md", "# Alpha\n");
+    write(&dir, "beta.md", "# Beta\n");
+    write(&dir, "deep/gamma.txt", "gamma\n");
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 3 files into sources/ (3 new, 0 updated, 0 unchanged).")
+    );
+    (v, dir)
+}
+
+/// An unchanged re-ingest writes nothing at all (no commit, no page, no cache, not even the
+/// lock file) and does not wait for the vault lock: it finishes while another process holds it.
+#[test]
+fn unchanged_reingest_writes_nothing_and_does_not_wait_for_the_lock() {
+    let (v, dir) = ingested_directory();
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let before = tree_state(&v.path(""));
+    let mut store = wiki_store::Store::open(&v.path("")).unwrap();
+    store.set_lock_timeout(std::time::Duration::from_secs(1));
+    let lock = store.lock().unwrap();
+    for _ in 0..2 {
+        let run = v.run(
+            "wiki",
+            &[
+                "--now",
+                "2026-05-01T00:00:00Z",
+                "ingest",
+                dir.to_str().unwrap(),
+            ],
+        );
+        run.expect_code(0);
+        assert_eq!(
+            run.stdout,
+            "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 0 index files.\n"
+        );
+        assert_eq!(run.stderr, "");
+    }
+    let json = v
+        .run("wiki", &["ingest", dir.to_str().unwrap(), "--json"])
+        .json();
+    drop(lock);
+    assert_eq!(json["unchangedCount"], 3);
+    assert_eq!(json["commit"], serde_json::Value::Null);
+    assert_eq!(json["sources"][0]["pagePath"], "sources/alpha.md");
+    assert_eq!(json["sources"][2]["pageId"], "source.gamma");
+    assert_eq!(v.git(&["rev-parse", "HEAD"]), head);
+    let after = tree_state(&v.path(""));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (path, state) in &before {
+        assert!(after[path] == *state, "{} was written", path.display());
+    }
+}
+
+/// After unchanged runs, a changed file is ingested again (its page updated in place, the notes
+/// written there kept), a new one is added, and a page edited by hand is not taken for
+/// unchanged: its content is rendered again.
+#[test]
+fn changes_after_an_unchanged_reingest_are_ingested() {
+    let (v, dir) = ingested_directory();
+    let args = [
+        "--now",
+        "2026-05-01T00:00:00Z",
+        "ingest",
+        dir.to_str().unwrap(),
+    ];
+    v.run("wiki", &args).expect_code(0);
+    let page = v.read("sources/alpha.md").replace(
+        "<!-- openclaw:human:start -->\n",
+        "<!-- openclaw:human:start -->\nAsk Bo.\n",
+    );
+    v.write("sources/alpha.md", &page);
+    v.commit_all("my notes");
+    // Same size, same second: only the bytes differ.
+    write(&dir, "alpha.md", "# Alfa\n");
+    write(&dir, "delta.md", "delta\n");
+    let head = v.git(&["rev-parse", "HEAD"]);
+    let run = v.run("wiki", &args);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 4 files into sources/ (1 new, 1 updated, 2 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_ne!(v.git(&["rev-parse", "HEAD"]), head);
+    let alpha = v.read("sources/alpha.md");
+    assert!(alpha.contains("```text\n# Alfa\n\n```"), "{alpha}");
+    assert!(
+        alpha.contains("<!-- openclaw:human:start -->\nAsk Bo.\n<!-- openclaw:human:end -->"),
+        "{alpha}"
+    );
+    assert!(v.exists("sources/delta.md"));
+    assert_eq!(v.status(), "");
+    // The page's content replaced by hand (not its notes): the next ingest renders it again.
+    let beta = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        beta.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = v.run("wiki", &args);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 4 files into sources/ (0 new, 1 updated, 3 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        v.read("sources/beta.md"),
+        beta.replace(
+            "2026-04-05T12:00:00.000Z\nstatus",
+            "2026-05-01T00:00:00.000Z\nstatus"
+        )
+        .replace(
+            "- Updated: 2026-04-05T12:00:00.000Z",
+            "- Updated: 2026-05-01T00:00:00.000Z"
+        )
+    );
+    assert_eq!(v.status(), "");
+}
+
+/// A damaged record of the last ingest is not believed: the run goes the usual way.
+#[test]
+fn a_damaged_ingest_record_is_ignored() {
+    let (v, dir) = ingested_directory();
+    let record = v.path(".openclaw-wiki/tmp/ingest-record.bin");
+    let mut bytes = std::fs::read(&record).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&record, bytes).unwrap();
+    let page = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        page.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged)."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(v.read("sources/beta.md"), page);
+}
+
+/// What an ingest did: its exit code and output, and the vault it left (committed tree, commit
+/// count, `git status`, the pages under `sources/` and the compiled caches on disk).
+#[derive(Debug, PartialEq)]
+struct Effect {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    tree: String,
+    commits: usize,
+    status: String,
+    files: Vec<(String, String)>,
+}
+
+fn effect(root: &Path, run: &wiki_testkit::Run) -> Effect {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut files = Vec::new();
+    for rel in [
+        "sources",
+        "concepts",
+        "reports",
+        ".openclaw-wiki/cache",
+        "index.md",
+    ] {
+        let mut todo = vec![root.join(rel)];
+        while let Some(p) = todo.pop() {
+            if p.is_dir() {
+                todo.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                files.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    files.sort();
+    Effect {
+        code: run.code,
+        stdout: run.stdout.clone(),
+        stderr: run.stderr.clone(),
+        tree: git(&["rev-parse", "HEAD^{tree}"]),
+        commits: git(&["rev-list", "--count", "HEAD"])
+            .trim()
+            .parse()
+            .unwrap(),
+        status: git(&["status", "--porcelain"]),
+        files,
+    }
+}
+
+/// Run `wiki args` in `v`, which holds the record of its last ingest, and in a copy of `v`
+/// without the record (the full ingest under the vault lock): both do exactly the same (output,
+/// exit code, commit, files). The run in `v`.
+fn same_as_without_the_record(v: &Vault, args: &[&str]) -> wiki_testkit::Run {
+    assert!(v.exists(".openclaw-wiki/tmp/ingest-record.bin"));
+    v.wait_for_background_packers();
+    let copy = (0..)
+        .map(|n| v.temp().join(format!("copy-{n}")))
+        .find(|p| !p.exists())
+        .unwrap();
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&v.root)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    std::fs::remove_file(copy.join(".openclaw-wiki/tmp/ingest-record.bin")).unwrap();
+    let with = v.run("wiki", args);
+    let mut cmd = v.command("wiki");
+    cmd.args(args).current_dir(&copy);
+    let without = wiki_testkit::output(cmd, None);
+    assert_eq!(effect(&v.root, &with), effect(&copy, &without));
+    with
+}
+
+/// [`ingested_directory`] ingested again unchanged (decided from the record).
+fn reingested_directory() -> (Vault, PathBuf) {
+    let (v, dir) = ingested_directory();
+    let run = v.run("wiki", &["ingest", dir.to_str().unwrap()]);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 0 index files.\n"
+    );
+    (v, dir)
+}
+
+#[test]
+fn the_record_decides_a_changed_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    write(&dir, "alpha.md", "# Alfa\n");
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert!(
+        v.read("sources/alpha.md")
+            .contains("```text\n# Alfa\n\n```")
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
+#[test]
+fn the_record_decides_a_new_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    write(&dir, "deep/delta.md", "delta\n");
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 4 files into sources/ (1 new, 0 updated, 3 unchanged). Refreshed 4 index files.\n"
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
+/// Ingest never removes a page: a file gone from the directory leaves its page, and the others
+/// are unchanged (no commit), with or without the record.
+#[test]
+fn the_record_decides_a_deleted_file_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    std::fs::remove_file(dir.join("beta.md")).unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 2 files into sources/ (0 new, 0 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert!(v.exists("sources/beta.md"));
+    assert_eq!(v.commit_count(), 2);
+}
+
+#[test]
+fn the_record_decides_a_hand_edited_source_page_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let beta = v.read("sources/beta.md");
+    v.write(
+        "sources/beta.md",
+        beta.replace("# Beta\n\n```", "# Bêta\n\n```"),
+    );
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 1 updated, 2 unchanged). Refreshed 0 index files.\n"
+    );
+    assert_eq!(v.read("sources/beta.md"), beta);
+    assert_eq!(v.commit_count(), 4);
+}
+
+/// A page written by hand outside `sources/` (which the record of v1 did not cover) changes
+/// what compile writes: the ingest records the edit and compiles it in.
+#[test]
+fn the_record_decides_a_hand_written_page_elsewhere_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    v.write(
+        "concepts/billing.md",
+        "---\nid: concept.billing\npageType: concept\ntitle: Billing\n---\n\n# Billing\n\nSee [Alpha](../sources/alpha.md).\n",
+    );
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 5 index files.\n"
+    );
+    assert!(v.read("concepts/index.md").contains("Billing"));
+    assert_eq!(v.commit_count(), 4);
+    assert_eq!(v.status(), "");
+}
+
+/// A compiled cache removed: compile writes it again.
+#[test]
+fn the_record_decides_a_removed_compiled_cache_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    std::fs::remove_file(v.path(".openclaw-wiki/cache/agent-digest.json")).unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 1 index file.\n"
+    );
+    assert!(v.exists(".openclaw-wiki/cache/agent-digest.json"));
+}
+
+/// Another render setting: compile renders the pages again.
+#[test]
+fn the_record_decides_a_changed_config_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let config = v.home().join(".openclaw");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("openclaw.json"),
+        "{ plugins: { entries: { 'memory-wiki': { config: { vault: { renderMode: 'obsidian' } } } } } }",
+    )
+    .unwrap();
+    let run = same_as_without_the_record(&v, &["ingest", dir.to_str().unwrap()]);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 3 index files.\n"
+    );
+    assert!(v.read("index.md").contains("[[sources/alpha|alpha]]"));
+}
+
+/// `--title` renames the page's title: the page is rendered again.
+#[test]
+fn the_record_decides_a_new_title_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let alpha = dir.join("alpha.md");
+    let run = same_as_without_the_record(
+        &v,
+        &["ingest", alpha.to_str().unwrap(), "--title", "First letter"],
+    );
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "Ingested {} into sources/alpha.md. Refreshed 3 index files.\n",
+            alpha.display()
+        )
+    );
+    assert!(v.read("sources/alpha.md").contains("title: First letter\n"));
+    // The same file under its own title again: back to the file name's title.
+    let run = same_as_without_the_record(&v, &["ingest", alpha.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(v.read("sources/alpha.md").contains("title: alpha\n"));
+}
+
+/// Time crossing a freshness boundary (30 days after the pages were updated) changes the
+/// dashboards: the record's clock window sends the run the usual way.
+#[test]
+fn the_record_decides_a_later_clock_as_the_full_ingest() {
+    let (v, dir) = reingested_directory();
+    let args = [
+        "--now",
+        "2026-06-01T00:00:00Z",
+        "ingest",
+        dir.to_str().unwrap(),
+    ];
+    let run = same_as_without_the_record(&v, &args);
+    run.expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "Ingested 3 files into sources/ (0 new, 0 updated, 3 unchanged). Refreshed 2 index files.\n"
+    );
+    assert_eq!(v.commit_count(), 3);
+}
+
 #[test]
 fn inputs_inside_the_vault_page_folders_are_refused() {
     let (v, _) = vault();

@@ -25,6 +25,11 @@ use crate::diagnostic::Deny;
 pub const MARKER: &str = "# wiki-lint pre-commit hook";
 /// The name the previous hook is kept under.
 pub const LOCAL_HOOK: &str = "pre-commit.local";
+/// The largest existing hook read to tell whether it is this hook (which is a few hundred
+/// bytes): a larger or unreadable one is someone else's hook, kept as [`LOCAL_HOOK`] and
+/// chained, never read into memory at its claimed size.
+pub const HOOK_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("pre-commit hooks", 1 << 20);
 
 /// Errors of hook installation.
 #[derive(Debug, thiserror::Error)]
@@ -170,7 +175,7 @@ pub fn install(vault: &Path, deny: Deny) -> Result<InstallOutcome, HookError> {
     let local = dir.join(LOCAL_HOOK);
     let content = script(&rel, deny);
     let existing = match std::fs::symlink_metadata(&hook) {
-        Ok(_) => Some(std::fs::read(&hook).unwrap_or_default()),
+        Ok(_) => Some(wiki_cli::read::read_bounded(&hook, HOOK_LIMIT).unwrap_or_default()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(io_err(&hook)(e)),
     };

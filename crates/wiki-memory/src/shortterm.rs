@@ -595,8 +595,12 @@ impl Drop for Lock {
     }
 }
 
+/// The largest writers' lock file read: it holds `<pid>:<ms>`. A larger one was not written by a
+/// writer: its owner is unknown (as for an unreadable one), and it is never read whole.
+const LOCK_LIMIT: wiki_cli::read::Limit = wiki_cli::read::Limit::new("memory lock files", 64);
+
 fn owner_alive(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = wiki_cli::read::read_bounded_string(path, LOCK_LIMIT) else {
         return false;
     };
     let Some(pid) = text

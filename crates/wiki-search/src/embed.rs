@@ -318,7 +318,8 @@ fn key(text: &str) -> [u8; 20] {
 /// The cache: vectors by chunk key, valid for one provider identity.
 fn load_cache(path: &Path, identity: &str) -> HashMap<[u8; 20], Vec<f32>> {
     let mut out = HashMap::new();
-    let Ok(bytes) = std::fs::read(path) else {
+    // A derived cache like the compiled ones: one larger than they may be is ignored (rebuilt).
+    let Ok(bytes) = wiki_cli::read::read_bounded(path, wiki_vault::DERIVED_LIMIT) else {
         return out;
     };
     let Some(rest) = bytes.strip_prefix(MAGIC.as_slice()) else {

@@ -64,6 +64,45 @@ pub const SOCKET: &str = "search.sock";
 pub const LOCK: &str = "search-server.lock";
 /// Log file of a detached server, in `.openclaw-wiki/tmp/`.
 pub const LOG: &str = "search-server.log";
+/// The largest lock file read: it holds a process id and a newline. A larger one was not
+/// written by a server, and its pid is unknown (never read into memory at its claimed size).
+pub const LOCK_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("search server lock files", 64);
+/// How much of the end of the log a failed start reads for its last line (the log is appended
+/// to by every detached server: its size has no bound).
+pub const LOG_TAIL_BYTES: u64 = 64 << 10;
+
+/// The process id in the server lock file at `path`; `None` when it cannot be read, is larger
+/// than [`LOCK_LIMIT`] or holds no pid.
+pub fn lock_pid(path: &std::path::Path) -> Option<i32> {
+    wiki_cli::read::read_bounded_string(path, LOCK_LIMIT)
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+}
+
+/// The last line of the last [`LOG_TAIL_BYTES`] of the log at `path` (empty when there is none).
+fn log_tail(path: &std::path::Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut tail = Vec::new();
+    if file
+        .seek(SeekFrom::Start(len.saturating_sub(LOG_TAIL_BYTES)))
+        .and_then(|_| (&file).take(LOG_TAIL_BYTES).read_to_end(&mut tail))
+        .is_err()
+    {
+        return String::new();
+    }
+    // Zero bytes (a sparse or preallocated file) are no text.
+    String::from_utf8_lossy(&tail)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_matches('\0')
+        .to_string()
+}
 /// Protocol and build id: a client only talks to a server with the same one.
 pub const PROTOCOL: &str = concat!(
     "wiki-search/",
@@ -255,7 +294,11 @@ mod linux {
             }
             let mut buf = head.to_vec();
             buf.reserve_exact(len + 1);
-            self.stream.read_to_end(&mut buf).ok()?;
+            // One byte past the payload: a longer answer is not one the server sends.
+            (&self.stream)
+                .take(len as u64 + 1)
+                .read_to_end(&mut buf)
+                .ok()?;
             let (status, code, payload) = decode_response(&buf)?;
             Some((status, code, payload.to_vec()))
         }
@@ -528,10 +571,7 @@ mod linux {
         if wait_unlocked(vault, Duration::from_secs(5)) {
             return Ok(true);
         }
-        let pid = std::fs::read_to_string(lock_path(vault))
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-            .and_then(rustix::process::Pid::from_raw);
+        let pid = super::lock_pid(&lock_path(vault)).and_then(rustix::process::Pid::from_raw);
         if let Some(pid) = pid {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
         }
@@ -609,10 +649,7 @@ mod linux {
         let t = Instant::now();
         loop {
             if let Some(st) = child.try_wait().map_err(CliError::runtime)? {
-                let tail = std::fs::read_to_string(&log_path)
-                    .ok()
-                    .and_then(|l| l.lines().last().map(str::to_string))
-                    .unwrap_or_default();
+                let tail = super::log_tail(&log_path);
                 return Err(CliError::Runtime(format!(
                     "the search server exited ({st}): {tail} (log: {})",
                     log_path.display()

@@ -65,12 +65,21 @@ fn log_path(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join(LOG_NAME)
 }
 
+/// The largest packer log read: a packer writes one error message there; anything larger was
+/// not written by it, and is reported by its path and size instead of its text.
+const LOG_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("background packing logs", 64 << 10);
+
 /// What a failed detached packer left, removing it (reported once).
 pub(crate) fn take_failure(repo: &gix::Repository) -> Option<String> {
     let path = log_path(repo);
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = match wiki_cli::read::read_bounded(&path, LOG_LIMIT) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(e) if wiki_cli::read::Limit::is_too_large(&e) => format!("{}: {e}", path.display()),
+        Err(_) => return None,
+    };
     let _ = std::fs::remove_file(&path);
-    Some(format!("a background packing failed: {}", text.trim()))
+    Some(format!("a background packing failed: {text}"))
 }
 
 /// Start a detached packer for the vault at `vault_dir`; its process id.

@@ -15,6 +15,12 @@ use crate::{Error, Result};
 /// File name of the journal inside the locks directory.
 pub(crate) const JOURNAL_FILE: &str = "pending.json";
 
+/// The largest journal read: it lists the paths of one commit (a million 100-byte paths is
+/// about 100 MB); a larger file is not one a writer of this tool left, and is reported as
+/// unreadable (the command stops, exit 2) rather than read into memory at its claimed size.
+pub(crate) const JOURNAL_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("crash-recovery journals", 256 << 20);
+
 /// What a writer was about to publish.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Journal {
@@ -95,9 +101,15 @@ pub(crate) fn write(vault_dir: &Path, journal: &Journal) -> Result<()> {
 /// Read the journal if there is one.
 pub(crate) fn read(vault_dir: &Path) -> Result<Option<Journal>> {
     let path = journal_path(vault_dir);
-    let bytes = match std::fs::read(&path) {
+    let bytes = match wiki_cli::read::read_bounded(&path, JOURNAL_LIMIT) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if wiki_cli::read::Limit::is_too_large(&e) => {
+            return Err(Error::Journal {
+                path,
+                reason: e.to_string(),
+            });
+        }
         Err(e) => return Err(Error::io(&path, e)),
     };
     serde_json::from_slice(&bytes)

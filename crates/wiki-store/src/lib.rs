@@ -178,6 +178,7 @@ pub use lock::{DEFAULT_LOCK_TIMEOUT, VaultLock};
 pub use maintain::{GcOutcome, ObjectCounts, human_size};
 pub use message::parse_trailers;
 pub use read::{BlobSource, Listing};
+pub use worktree::WORKTREE_LIMIT;
 
 use error::GitResultExt;
 

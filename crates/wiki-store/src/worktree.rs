@@ -165,7 +165,8 @@ pub(crate) fn read_disk(vault_dir: &Path, vault_path: &str) -> Result<Disk> {
         check_writable(vault_dir, vault_path)?;
         return Err(unsafe_path(vault_path, "it is not a regular file"));
     }
-    let bytes = std::fs::read(&full).map_err(|e| Error::io(&full, e))?;
+    let bytes =
+        wiki_cli::read::read_bounded(&full, WORKTREE_LIMIT).map_err(|e| Error::io(&full, e))?;
     Ok(Disk::File {
         bytes,
         exec: is_executable(&meta),
@@ -201,7 +202,8 @@ pub(crate) fn disk_id_lenient(full: &Path) -> Result<DiskId> {
         return Ok(DiskId::Blob(blob_id(&link_bytes(&target))));
     }
     if ft.is_file() {
-        let bytes = std::fs::read(full).map_err(|e| Error::io(full, e))?;
+        let bytes =
+            wiki_cli::read::read_bounded(full, WORKTREE_LIMIT).map_err(|e| Error::io(full, e))?;
         return Ok(DiskId::Blob(blob_id(&bytes)));
     }
     Ok(DiskId::Other)
@@ -347,6 +349,15 @@ impl PathChecker {
 }
 
 /// Prefix and suffix of the temporary files [`write_files`] renames into place.
+/// The largest work-tree file the store reads (the files a commit replaces, whose hand edits it
+/// records first, and the files whose content it compares): the largest file a tool of this
+/// toolchain commits is a compiled cache or run record (`wiki_parse::layout::MAX_DERIVED_BYTES`,
+/// the same value, asserted where `wiki-vault` defines its limits); pages are at most 16 MiB. A larger file
+/// is `path: too large (…)` (exit 2) where its bytes are needed, and counts as changed where
+/// they are only compared; it is never read into memory at its claimed size.
+pub const WORKTREE_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("files a commit writes", 512 << 20);
+
 pub(crate) const TEMP_PREFIX: &str = ".wiki-store-";
 pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
@@ -419,10 +430,13 @@ impl Checked {
             return true;
         }
         let id = match std::fs::symlink_metadata(full) {
-            Ok(meta) if meta.file_type().is_file() => match std::fs::read(full) {
-                Ok(bytes) => Some(blob_id(&bytes)),
-                Err(_) => return false,
-            },
+            Ok(meta) if meta.file_type().is_file() => {
+                // Unreadable or too large: not what was checked.
+                match wiki_cli::read::read_bounded(full, WORKTREE_LIMIT) {
+                    Ok(bytes) => Some(blob_id(&bytes)),
+                    Err(_) => return false,
+                }
+            }
             Ok(_) => return false,
             Err(_) => None,
         };
@@ -586,7 +600,7 @@ fn verified_stat(path: &Path, id: ObjectId) -> Result<Option<gix::index::entry::
     let Ok(before) = file_stat(path) else {
         return Ok(None);
     };
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = wiki_cli::read::read_bounded(path, WORKTREE_LIMIT) else {
         return Ok(None);
     };
     let after = file_stat(path).ok();

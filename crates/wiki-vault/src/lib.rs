@@ -45,6 +45,8 @@ pub const PAGE_LIMIT: wiki_cli::read::Limit =
 /// every read of a compiled cache file.
 pub const DERIVED_LIMIT: wiki_cli::read::Limit =
     wiki_cli::read::Limit::new("compiled caches", wiki_parse::layout::MAX_DERIVED_BYTES);
+// The store reads back any file a tool commits: its limit is the largest of them.
+const _: () = assert!(wiki_store::WORKTREE_LIMIT.bytes == wiki_parse::layout::MAX_DERIVED_BYTES);
 
 /// Built-in `wiki` subcommands contributed by this crate.
 pub fn commands() -> Vec<wiki_cli::Subcommand> {

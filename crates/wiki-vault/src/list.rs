@@ -474,11 +474,12 @@ pub fn read_page(file: &PageFile) -> Result<Page, PageError> {
             ),
         });
     }
-    let bytes = std::fs::read(&file.abs).map_err(|e| PageError {
-        path: file.path.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
+    let bytes =
+        wiki_cli::read::read_bounded(&file.abs, crate::PAGE_LIMIT).map_err(|e| PageError {
+            path: file.path.clone(),
+            line: 1,
+            message: format!("cannot read: {e}"),
+        })?;
     page::parse_page(&file.path, &bytes)
 }
 

@@ -330,12 +330,16 @@ impl ParseCache {
 
     fn load_in(vault_dir: &Path, dir: &str) -> ParseCache {
         let dir = vault_dir.join(dir);
-        let mut cache = match std::fs::read(dir.join(CACHE_FILE)) {
-            Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
-            Err(_) => ParseCache::empty(),
-        };
+        // Derived files another process may have grown: bounded like the compiled caches (a
+        // parse cache is a few MB per 10,000 pages); a larger one is ignored like a damaged one.
+        let mut cache =
+            match wiki_cli::read::read_bounded(&dir.join(CACHE_FILE), crate::DERIVED_LIMIT) {
+                Ok(buf) => ParseCache::from_bytes(buf).unwrap_or_default(),
+                Err(_) => ParseCache::empty(),
+            };
         if cache.base_sum.is_some()
-            && let Ok(delta) = std::fs::read(dir.join(DELTA_FILE))
+            && let Ok(delta) =
+                wiki_cli::read::read_bounded(&dir.join(DELTA_FILE), crate::DERIVED_LIMIT)
         {
             cache.apply_delta(delta);
         }

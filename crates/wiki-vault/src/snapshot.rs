@@ -182,7 +182,7 @@ impl Content {
             Content::Bytes(b, _) => Some(b),
             Content::OnDisk(d) => d
                 .bytes
-                .get_or_init(|| std::fs::read(&d.abs).ok())
+                .get_or_init(|| wiki_cli::read::read_bounded(&d.abs, crate::PAGE_LIMIT).ok())
                 .as_deref(),
             Content::InGit(g) => g.bytes.get_or_init(|| g.source.read(g.id).ok()).as_deref(),
         }
@@ -301,18 +301,20 @@ impl Snapshot {
         // With the index, a page is read from an open file whose stat data (taken after the
         // read: a write during it shows) the index may vouch for: the same system calls as
         // `std::fs::read`, and a lookup instead of hashing the bytes.
-        let read_page = |f: &crate::PageFile, len: u64| match index.as_ref() {
+        let read_page = |f: &crate::PageFile| match index.as_ref() {
             Some(index) => {
-                let mut file = std::fs::File::open(&f.abs)?;
-                let mut bytes = Vec::with_capacity(len as usize + 1);
-                std::io::Read::read_to_end(&mut file, &mut bytes)?;
+                let file = std::fs::File::open(&f.abs)?;
+                let bytes = wiki_cli::read::read_open(file.try_clone()?, crate::PAGE_LIMIT)?;
                 let id = index.blob_id(&f.path, &file).map(|id| id.to_string());
                 if id.is_some() {
                     indexed_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 Ok::<_, std::io::Error>((bytes, id))
             }
-            None => Ok((std::fs::read(&f.abs)?, None)),
+            None => Ok((
+                wiki_cli::read::read_bounded(&f.abs, crate::PAGE_LIMIT)?,
+                None,
+            )),
         };
         type Read = (String, Content, Option<(FileStat, [u8; 20])>);
         // Each listed file moves into its entry (its paths are not copied); its stat data came
@@ -349,7 +351,7 @@ impl Snapshot {
                     return Ok((f.path, content, Some((*st, raw))));
                 }
                 let (bytes, indexed) =
-                    read_page(&f, len).map_err(|e| err(format!("cannot read: {e}")))?;
+                    read_page(&f).map_err(|e| err(format!("cannot read: {e}")))?;
                 // Settled pages the parse cache can hold (not reports) are hashed now (the parse
                 // reuses the id) so that the cache can record their stat data with the blob id
                 // of exactly these bytes.
@@ -655,7 +657,9 @@ impl Snapshot {
     pub fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
         let abs = vault_dir.join(path);
         let bytes = match std::fs::symlink_metadata(&abs) {
-            Ok(m) if m.is_file() && layout::is_derived(path) => std::fs::read(&abs),
+            Ok(m) if m.is_file() && layout::is_derived(path) => {
+                wiki_cli::read::read_bounded(&abs, crate::DERIVED_LIMIT)
+            }
             _ => return false,
         };
         match bytes {

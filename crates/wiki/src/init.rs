@@ -55,6 +55,12 @@ pub struct InitResult {
     pub commit: Option<String>,
 }
 
+/// The largest `.gitignore` read to append the missing entries: it is written back whole in the
+/// init commit, like a page (16 MiB); a larger file is `path: too large (…)`, exit 2, and
+/// nothing is written.
+pub const GITIGNORE_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new(".gitignore files", 16 << 20);
+
 fn io_err(path: &Path, e: std::io::Error) -> CliError {
     CliError::Runtime(format!("{}: {e}", path.display()))
 }
@@ -108,7 +114,7 @@ pub fn init_vault(
     }
     // .gitignore: create, or append the entries it lacks.
     let gitignore = root.join(layout::GITIGNORE_PATH);
-    match std::fs::read_to_string(&gitignore) {
+    match wiki_cli::read::read_bounded_string(&gitignore, GITIGNORE_LIMIT) {
         Ok(existing) => {
             let missing: Vec<&str> = layout::GITIGNORE
                 .lines()

@@ -9,7 +9,9 @@ use wiki_cli::{CliError, Format, GlobalArgs, Output, exit};
 use crate::commit::{self, Compile, RunOptions};
 use crate::fetch::Limits;
 use crate::ingest::{self, CollectOptions, IngestBatch, Outcome};
+use crate::problem::Problem;
 use crate::progress::Progress;
+use crate::unchanged;
 
 /// Bring files, directories and URLs into the vault as source pages, in one commit.
 ///
@@ -47,7 +49,8 @@ pub struct Args {
 /// Run `wiki ingest`.
 pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let format = super::format(global)?;
-    let now = super::now(global)?;
+    let clock = global.now()?;
+    let now = wiki_cli::iso_millis(clock);
     if args.title.is_some() && args.inputs.len() != 1 {
         return Err(CliError::Usage(
             "--title names the page of a single file or URL; give one input".into(),
@@ -82,6 +85,23 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     for p in &collected.problems {
         p.report();
     }
+    // Nothing to write (the record of the last ingest shows it): no lock, no compile.
+    let seen = unchanged::Run {
+        inputs: &collected.inputs,
+        config: unchanged::config_fingerprint(&config),
+        now_ms: clock.as_millisecond(),
+    };
+    if session.checked_out
+        && let Some(outcomes) = unchanged::check(&session.vault, &seen)
+    {
+        let done = Done {
+            outcomes: &outcomes,
+            problems: &[],
+            compiled: &[],
+            commit: None,
+        };
+        return report(format, single, &collected, &done);
+    }
     let mut batch = IngestBatch::new(
         &collected.inputs,
         &now,
@@ -99,6 +119,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         },
     )?;
     progress.finish();
+    if session.checked_out {
+        unchanged::save(&session.vault, &seen, &batch.facts(&done));
+    }
     for p in &batch.problems {
         p.report();
     }
@@ -117,20 +140,39 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         );
     }
     let commit_id = done.commit.map(|c| c.to_string());
+    let done = Done {
+        outcomes: &batch.outcomes,
+        problems: &batch.problems,
+        compiled: &done.compiled,
+        commit: commit_id,
+    };
+    report(format, single, &collected, &done)
+}
+
+/// What the run did, for its report.
+struct Done<'a> {
+    outcomes: &'a [Outcome],
+    /// Inputs whose page could not be written.
+    problems: &'a [Problem],
+    /// Files compile changed.
+    compiled: &'a [String],
+    commit: Option<String>,
+}
+
+/// Print the result; the exit status.
+fn report(
+    format: Format,
+    single: bool,
+    collected: &ingest::Collected,
+    done: &Done<'_>,
+) -> Result<u8, CliError> {
     let mut out = Output::new();
-    match (single, batch.outcomes.as_slice()) {
-        (true, [one]) => print_one(&mut out, format, one, &done.compiled, commit_id)?,
-        _ => print_many(
-            &mut out,
-            format,
-            &collected,
-            &batch,
-            &done.compiled,
-            commit_id,
-        )?,
+    match (single, done.outcomes) {
+        (true, [one]) => print_one(&mut out, format, one, done.compiled, done.commit.clone())?,
+        _ => print_many(&mut out, format, collected, done)?,
     }
     out.flush()?;
-    let failed_named = collected.named_input_failed || !batch.problems.is_empty();
+    let failed_named = collected.named_input_failed || !done.problems.is_empty();
     Ok(if failed_named {
         exit::ERROR
     } else if collected.problems.is_empty() {
@@ -165,39 +207,37 @@ fn print_many(
     out: &mut Output,
     format: Format,
     collected: &ingest::Collected,
-    batch: &IngestBatch<'_>,
-    compiled: &[String],
-    commit: Option<String>,
+    done: &Done<'_>,
 ) -> Result<(), CliError> {
-    let created = batch
+    let created = done
         .outcomes
         .iter()
         .filter(|o| o.changed && o.created)
         .count();
-    let updated = batch
+    let updated = done
         .outcomes
         .iter()
         .filter(|o| o.changed && !o.created)
         .count();
-    let unchanged = batch.outcomes.len() - created - updated;
+    let unchanged = done.outcomes.len() - created - updated;
     let mut problems = collected.problems.clone();
-    problems.extend(batch.problems.iter().cloned());
+    problems.extend(done.problems.iter().cloned());
     if format == Format::Json {
         return out.json(&json!({
-            "sources": batch.outcomes,
+            "sources": done.outcomes,
             "createdCount": created,
             "updatedCount": updated,
             "unchangedCount": unchanged,
             "skipped": collected.skipped,
             "problems": problems,
-            "indexUpdatedFiles": compiled,
-            "commit": commit,
+            "indexUpdatedFiles": done.compiled,
+            "commit": done.commit,
         }));
     }
     out.line(&format!(
         "Ingested {} into sources/ ({created} new, {updated} updated, {unchanged} unchanged). Refreshed {}.",
-        commit::count(batch.outcomes.len(), "file"),
-        super::index_files(compiled.len())
+        commit::count(done.outcomes.len(), "file"),
+        super::index_files(done.compiled.len())
     ))?;
     if !collected.skipped.is_empty() {
         let mut kinds: Vec<&str> = collected

@@ -400,11 +400,18 @@ pub(super) fn run(vault: &Path, idle: u64, detach: bool, program: &str) -> Resul
     match lock.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            let pid = std::fs::read_to_string(&lock_path).unwrap_or_default();
+            let pid = super::lock_pid(&lock_path).map_or_else(
+                || {
+                    format!(
+                        "unknown: {} is not a lock file this tool wrote",
+                        lock_path.display()
+                    )
+                },
+                |p| p.to_string(),
+            );
             return Err(CliError::Runtime(format!(
-                "a search server is already running for {} (pid {})",
+                "a search server is already running for {} (pid {pid})",
                 vault.display(),
-                pid.trim()
             )));
         }
         Err(std::fs::TryLockError::Error(e)) => {
