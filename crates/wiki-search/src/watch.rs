@@ -14,7 +14,8 @@
 //!
 //! Not seen by inotify: writes through a shared `mmap`, changes made on another machine of a
 //! network file system, and edits through a hard link that lives outside the watched
-//! directories. Elsewhere than on Linux [`TreeWatch::new`] fails and callers list every time.
+//! directories. [`TreeWatch::new`] fails (and callers list every time) for a vault on a network,
+//! cluster or FUSE file system, and elsewhere than on Linux.
 
 use std::collections::BTreeSet;
 
@@ -127,6 +128,27 @@ mod linux {
         }
     }
 
+    /// The kind of file system `path` is on when other machines may change it (network and
+    /// cluster file systems, FUSE): inotify reports only the changes made through this kernel.
+    fn shared_fs(path: &Path) -> Option<&'static str> {
+        let st = rustix::fs::statfs(path).ok()?;
+        // Magic numbers of statfs(2).
+        let kind = match st.f_type as u32 {
+            0x6969 => "NFS",
+            0x517b | 0xff53_4d42 | 0xfe53_4d42 => "SMB/CIFS",
+            0x0102_1997 => "9p",
+            0x6573_5546 => "FUSE",
+            0x00c3_6400 => "Ceph",
+            0x5346_414f => "AFS",
+            0x0bd0_0bd0 => "Lustre",
+            0x0116_1970 => "GFS2",
+            0x7461_636f => "OCFS2",
+            0x7375_7245 => "Coda",
+            _ => return None,
+        };
+        Some(kind)
+    }
+
     /// The watches of one vault work tree (see the module docs).
     pub struct TreeWatch {
         vault: PathBuf,
@@ -139,8 +161,12 @@ mod linux {
 
     impl TreeWatch {
         /// An inotify instance for `vault`, with no watches yet ([`rewatch`](Self::rewatch)
-        /// adds them).
+        /// adds them); an error when the vault is on a file system that other machines change
+        /// ([`shared_fs`]), whose changes inotify does not report.
         pub fn new(vault: &Path) -> Result<TreeWatch, String> {
+            if let Some(kind) = shared_fs(vault) {
+                return Err(format!("{}: on {kind}: no file events", vault.display()));
+            }
             let inotify = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)
                 .map_err(|e| format!("inotify: {e}"))?;
             Ok(TreeWatch {
