@@ -129,7 +129,7 @@ pub fn create(store: &Store, id: &str, from: Option<&str>) -> Result<AgentBranch
 }
 
 /// Delete the branch of agent `id` (compare-and-swap on its tip), the caches it left beside the
-/// work tree ([`cache_roots`]) and its search index ([`wiki_search::remove_agent_index`]).
+/// work tree ([`cache_roots`]) and its search index ([`wiki_vault::index_dir::remove_agent`]).
 /// Refuses the checked-out branch. The branch's commits stay in the repository (`wiki gc` never
 /// prunes), so `wiki agent create <id> --from <tip>` restores it. Call under the vault lock.
 pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
@@ -148,7 +148,7 @@ pub fn delete(store: &Store, id: &str) -> Result<AgentBranch> {
     store.delete_branch(&branch, tip)?;
     remove_caches(store, |name| Ok(name == id))?;
     // Its search index too (a search as an agent without a branch would build it again).
-    wiki_search::remove_agent_index(store.vault_dir(), &id)
+    wiki_vault::index_dir::remove_agent(store.vault_dir(), &id)
         .map_err(|e| Error::Runtime(format!("cannot remove the search index of {id}: {e}")))?;
     Ok(AgentBranch {
         kind: "agent",

@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use wiki_digest::Snapshot;
-use wiki_digest::snapshot::tracks;
 use wiki_store::Store;
 use wiki_vault as vault;
+use wiki_vault::Snapshot;
+use wiki_vault::snapshot::tracks;
 
 use crate::error::{Error, Result};
 
@@ -140,9 +140,9 @@ impl<'a> SnapshotFiles<'a> {
 /// bound).
 fn read_limit(path: &str) -> wiki_cli::read::Limit {
     if wiki_digest::derived::is_derived(path) {
-        wiki_parse::layout::DERIVED_LIMIT
+        wiki_vault::DERIVED_LIMIT
     } else {
-        wiki_parse::page::PAGE_LIMIT
+        wiki_vault::PAGE_LIMIT
     }
 }
 

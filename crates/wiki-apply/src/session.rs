@@ -248,7 +248,7 @@ impl Compiler for DigestCompiler {
         // files come from the work tree; the cache is refreshed for the next run, on another
         // thread while the batch commits (`apply_batch` waits for it before unlocking).
         let cache_home = match base.origin() {
-            wiki_digest::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
+            wiki_vault::snapshot::Origin::Worktree(dir) => Some(dir.clone()),
             // An agent's branch read from git: its own parse cache.
             _ => base.parse_cache_vault().map(std::path::Path::to_path_buf),
         };

@@ -1028,7 +1028,7 @@ fn operations_leave_dashboard_links_to_the_next_compile() {
     let links = whole().links;
     assert!(!links.is_empty());
     // A compile that records links parses such pages again; one that does not takes them.
-    let snapshot = wiki_digest::Snapshot::from_worktree_cached(&v.root).unwrap();
+    let snapshot = wiki_vault::Snapshot::from_worktree_cached(&v.root).unwrap();
     let cache = snapshot.parse_cache().unwrap();
     for links_optional in [false, true] {
         let (parsed, _, _) = snapshot.parse_for_compile_cached(cache, links_optional);

@@ -27,8 +27,8 @@ use wiki_parse::{PageError, PageInfo};
 
 use crate::compile::CompileOptions;
 use crate::pages::PageCounts;
-use crate::snapshot::Snapshot;
 use wiki_store::Change;
+use wiki_vault::snapshot::Snapshot;
 
 /// Bump when compiled output changes for the same input.
 pub const FORMAT: u32 = 1;
@@ -71,7 +71,7 @@ pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileO
     let mut ids: std::collections::BTreeMap<&str, String> =
         snapshot.blob_ids().into_iter().collect();
     for c in changes {
-        if crate::snapshot::tracks(&c.path) {
+        if wiki_vault::snapshot::tracks(&c.path) {
             match &c.content {
                 Some(b) => ids.insert(c.path.as_str(), wiki_parse::page::git_blob_id(b)),
                 None => ids.remove(c.path.as_str()),
@@ -146,8 +146,7 @@ fn cache_file(vault: &Path) -> PathBuf {
 
 /// Read the cache entry of the vault, if any (a broken file is ignored).
 pub fn load(vault: &Path) -> Option<CacheEntry> {
-    let bytes =
-        wiki_cli::read::read_bounded(&cache_file(vault), wiki_parse::layout::DERIVED_LIMIT).ok()?;
+    let bytes = wiki_cli::read::read_bounded(&cache_file(vault), wiki_vault::DERIVED_LIMIT).ok()?;
     let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
     (entry.tool == tool_id()).then_some(entry)
 }

@@ -49,7 +49,7 @@ use crate::index;
 use crate::pages::{Linker, PageCounts, title_order};
 use crate::related::RelatedIndex;
 use crate::reports::{self, DASHBOARDS, Dashboard, ReportInput};
-use crate::snapshot::Snapshot;
+use wiki_vault::snapshot::Snapshot;
 
 /// What a compile needs besides the files.
 #[derive(Debug, Clone)]
@@ -345,7 +345,7 @@ fn current_reports_checksum(
             };
         }
     }
-    let sync = snapshot.get(crate::snapshot::SOURCE_SYNC_PATH);
+    let sync = snapshot.get(wiki_vault::snapshot::SOURCE_SYNC_PATH);
     crate::reuse::reports_checksum_with(files, sync, tag, |path, bytes| {
         if changed.contains(path) {
             return wiki_vault::pagecache::checksum(bytes);

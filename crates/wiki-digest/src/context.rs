@@ -35,7 +35,7 @@ use wiki_cli::{CliError, GlobalArgs};
 use wiki_parse::layout;
 use wiki_store::{Change, CommitOutcome, CommitRequest, ObjectId, Store, Target, VaultLock};
 
-use crate::snapshot::{Snapshot, error_chain};
+use wiki_vault::snapshot::{Snapshot, error_chain};
 
 /// At most this many `Wiki-Page:` trailers per commit; the rest is counted in
 /// `Wiki-Pages-More: N`.
@@ -297,7 +297,7 @@ impl VaultContext {
 
     /// [`VaultContext::snapshot`]; `trust_cache: false` reads every page (`--force`).
     pub fn snapshot_with(&mut self, trust_cache: bool) -> Result<Snapshot, CliError> {
-        let to_cli = |e: crate::snapshot::SnapshotError| CliError::Runtime(e.to_string());
+        let to_cli = |e: wiki_vault::snapshot::SnapshotError| CliError::Runtime(e.to_string());
         match &self.mode {
             Mode::Worktree { branch } => {
                 self.base = match branch {

@@ -31,9 +31,7 @@ use wiki_store::{Change, ObjectId, Store};
 pub use wiki_parse::layout::CACHE_DIR;
 
 /// Whether a vault path is a derived cache file.
-pub fn is_derived(path: &str) -> bool {
-    path == AGENT_DIGEST_PATH || path == CLAIMS_PATH
-}
+pub use wiki_parse::layout::is_derived;
 
 /// Where the derived file `path` of the target is written (see
 /// [`wiki_parse::layout::cache_location`]).
@@ -189,12 +187,16 @@ pub fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
     if !std::fs::symlink_metadata(path).ok()?.is_file() {
         return None;
     }
-    wiki_cli::read::read_bounded(path, wiki_parse::layout::DERIVED_LIMIT).ok()
+    wiki_cli::read::read_bounded(path, wiki_vault::DERIVED_LIMIT).ok()
 }
 
 /// Put into `snapshot` (read from `agent`'s branch) the derived files written for it beside the
 /// work tree ([`location`]), when the branch does not track them.
-pub fn overlay_agent_files(snapshot: &mut crate::Snapshot, vault_dir: &Path, agent: Option<&str>) {
+pub fn overlay_agent_files(
+    snapshot: &mut wiki_vault::Snapshot,
+    vault_dir: &Path,
+    agent: Option<&str>,
+) {
     let mut found = Vec::new();
     for path in [AGENT_DIGEST_PATH, CLAIMS_PATH] {
         if snapshot.get(path).is_none()
@@ -206,16 +208,16 @@ pub fn overlay_agent_files(snapshot: &mut crate::Snapshot, vault_dir: &Path, age
     snapshot.overlay(&found);
 }
 
-/// An agent's first compile of its branch read from git ([`crate::Snapshot::parse_cache_agent`]):
+/// An agent's first compile of its branch read from git ([`wiki_vault::Snapshot::parse_cache_agent`]):
 /// while the agent has neither derived files nor a parse cache of its own, the compile starts
 /// from the checked-out branch's parse cache ([`wiki_vault::pagecache::ParseCache::load_for`]),
 /// whose label records that branch's derived files. Put those files (the work tree's) into
 /// `snapshot`, so that the compile can reuse them (checked against the label first, as always;
 /// reuse is keyed by content, so pages where the branches differ are handled as edits) instead
 /// of building the digest, the claims and the nine dashboards in full. They are seeded files,
-/// not the agent's own ([`crate::Snapshot::own`]): the compile writes them for the agent even
+/// not the agent's own ([`wiki_vault::Snapshot::own`]): the compile writes them for the agent even
 /// when they stay the same.
-pub fn seed_agent_files(snapshot: &mut crate::Snapshot) {
+pub fn seed_agent_files(snapshot: &mut wiki_vault::Snapshot) {
     let (Some(agent), Some(vault)) = (
         snapshot.parse_cache_agent().map(str::to_string),
         snapshot.parse_cache_vault().map(Path::to_path_buf),

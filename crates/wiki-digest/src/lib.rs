@@ -7,9 +7,9 @@
 //!
 //! Layers (library first, thin binaries):
 //!
-//! * [`snapshot::Snapshot`] — the vault files compile reads and writes, in memory, from the work
+//! * [`wiki_vault::Snapshot`] — the vault files compile reads and writes, in memory, from the work
 //!   tree or from any git revision (agent branches without checkout), with
-//!   [`Snapshot::overlay`](snapshot::Snapshot::overlay) for callers' own edits;
+//!   [`Snapshot::overlay`](wiki_vault::Snapshot::overlay) for callers' own edits;
 //! * [`compile::compile`] — **pure**: `(&Snapshot, &CompileOptions) -> CompileResult`, no I/O,
 //!   no clock; returns the files whose bytes change as [`wiki_store::Change`]s, the parsed pages
 //!   after compile, page errors and counts;
@@ -55,7 +55,6 @@ pub mod related;
 pub mod reports;
 pub mod reuse;
 pub mod shards;
-pub mod snapshot;
 
 pub use compile::{
     CompileOptions, CompileResult, RenderConfig, compile, compile_cached, compile_in_vault,
@@ -63,7 +62,6 @@ pub use compile::{
 };
 pub use context::VaultContext;
 pub use pages::PageCounts;
-pub use snapshot::Snapshot;
 
 /// Built-in `wiki` subcommands contributed by this crate: `compile` and `digest`.
 pub fn commands() -> Vec<wiki_cli::Subcommand> {

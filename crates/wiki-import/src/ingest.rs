@@ -171,10 +171,10 @@ enum Read {
 fn read_text(path: &Path, shown: &str, max_bytes: u64) -> Read {
     // One open: a directory of thousands of files is mostly system calls.
     // The text becomes a page: never more than a page may hold, whatever `--max-bytes` says.
-    let limit = if max_bytes < wiki_parse::page::PAGE_LIMIT.bytes {
+    let limit = if max_bytes < wiki_vault::PAGE_LIMIT.bytes {
         wiki_cli::read::Limit::new("ingest sources (--max-bytes)", max_bytes)
     } else {
-        wiki_parse::page::PAGE_LIMIT
+        wiki_vault::PAGE_LIMIT
     };
     let read = std::fs::File::open(path).and_then(|f| {
         if !f.metadata()?.is_file() {

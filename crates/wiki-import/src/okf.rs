@@ -111,7 +111,7 @@ fn read_doc(found: &walk::Found, warnings: &mut Vec<Warning>) -> Option<String> 
         ));
         return None;
     }
-    let bytes = match wiki_cli::read::read_bounded(&found.abs, wiki_parse::page::PAGE_LIMIT) {
+    let bytes = match wiki_cli::read::read_bounded(&found.abs, wiki_vault::PAGE_LIMIT) {
         Ok(b) => b,
         Err(e) => {
             warnings.push(Warning::new("unreadable-entry", &found.rel, e.to_string()));

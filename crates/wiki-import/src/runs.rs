@@ -145,7 +145,7 @@ pub fn read_record(vault: &Path, run_id: &str) -> std::result::Result<Option<Run
         Ok(_) => return Err(format!("{}: not a regular file", path.display())),
         Err(_) => return Ok(None),
     }
-    let text = wiki_cli::read::read_bounded_string(&path, wiki_parse::layout::DERIVED_LIMIT)
+    let text = wiki_cli::read::read_bounded_string(&path, wiki_vault::DERIVED_LIMIT)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text)
         .map(Some)
@@ -165,7 +165,7 @@ fn read_snapshot(vault: &Path, run_id: &str, rel: &str) -> Option<Vec<u8>> {
         .ok()
         .filter(|m| m.is_file())?;
     // A snapshot of a page the run wrote.
-    wiki_cli::read::read_bounded(&path, wiki_parse::page::PAGE_LIMIT).ok()
+    wiki_cli::read::read_bounded(&path, wiki_vault::PAGE_LIMIT).ok()
 }
 
 /// A run's commits on the branch.

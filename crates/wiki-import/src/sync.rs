@@ -302,9 +302,8 @@ impl SyncBatch<'_> {
             return Ok((synced, new_entry, None));
         }
         // The source becomes a page: bounded by the page limit.
-        let bytes =
-            wiki_cli::read::read_bounded(doc.source_path.as_ref(), wiki_parse::page::PAGE_LIMIT)
-                .map_err(|e| problem(e.to_string()))?;
+        let bytes = wiki_cli::read::read_bounded(doc.source_path.as_ref(), wiki_vault::PAGE_LIMIT)
+            .map_err(|e| problem(e.to_string()))?;
         let raw = crate::problem::utf8(&doc.source_path, &bytes)?;
         let rendered = doc.template.render(raw, &iso_of_ms(ms, self.now));
         let old = files

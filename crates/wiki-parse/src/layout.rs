@@ -25,9 +25,12 @@ pub const CACHE_DIR: &str = ".openclaw-wiki/cache";
 /// the vault (about 18 MB and 12 MB at 10,000 pages), far below this; a larger file is treated
 /// as absent (stale), never read into memory at its claimed size.
 pub const MAX_DERIVED_BYTES: u64 = 512 * 1024 * 1024;
-/// [`MAX_DERIVED_BYTES`] as the limit of [`wiki_cli::read::read_bounded`].
-pub const DERIVED_LIMIT: wiki_cli::read::Limit =
-    wiki_cli::read::Limit::new("compiled caches", MAX_DERIVED_BYTES);
+
+/// Whether a vault path is a derived compiled cache file ([`AGENT_DIGEST_PATH`],
+/// [`CLAIMS_PATH`]): written beside the pages, never committed.
+pub fn is_derived(path: &str) -> bool {
+    path == AGENT_DIGEST_PATH || path == CLAIMS_PATH
+}
 
 /// Whether every component of the vault-relative directory `rel` (`/`-separated) under `vault`
 /// is a directory, not a symbolic link: a tool about to remove what is below it never reaches

@@ -15,9 +15,6 @@ use crate::yaml::{self, KeyLines};
 
 /// Pages larger than this are refused (a wiki page is prose, not a data dump).
 pub const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
-/// [`MAX_PAGE_BYTES`] as the limit of [`wiki_cli::read::read_bounded`].
-pub const PAGE_LIMIT: wiki_cli::read::Limit =
-    wiki_cli::read::Limit::new("pages", MAX_PAGE_BYTES as u64);
 
 /// How many leading bytes are checked for NUL to detect binary files (as git does).
 pub const BINARY_SNIFF_BYTES: usize = 8000;

@@ -166,47 +166,15 @@ pub enum View {
 
 /// The index root of a vault: `<vault>/.openclaw-wiki/index`.
 pub fn index_root(vault: &Path) -> PathBuf {
-    vault.join(wiki_cli::VAULT_MARKER_DIR).join("index")
+    wiki_vault::index_dir::root(vault)
 }
 
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// The index directory of a view.
+/// The index directory of a view ([`wiki_vault::index_dir`]).
 pub fn wiki_index_dir(vault: &Path, view: &View) -> PathBuf {
     match view {
-        View::WorkTree => index_root(vault).join("wiki-worktree"),
-        View::Agent { id, .. } => index_root(vault).join(format!(
-            "wiki-agent-{}-{:08x}",
-            sanitize(id),
-            codec::checksum(id.as_bytes()) as u32
-        )),
+        View::WorkTree => wiki_vault::index_dir::worktree(vault),
+        View::Agent { id, .. } => wiki_vault::index_dir::agent(vault, id),
     }
-}
-
-/// Remove the search index of agent `id` (`wiki agent delete`): its directory under the index
-/// root, with the index's writer lock held so that no refresh is writing it. Returns the bytes
-/// removed (0 when there was no index). Nothing is followed through a symbolic link: the index
-/// root must be a real directory, and a link in the index's place is only unlinked.
-pub fn remove_agent_index(vault: &Path, id: &str) -> Result<u64, Error> {
-    let root = format!("{}/index", wiki_cli::VAULT_MARKER_DIR);
-    if !wiki_parse::layout::real_directories(vault, &root) {
-        return Ok(0);
-    }
-    let view = View::Agent {
-        id: id.to_string(),
-        rev: String::new(),
-    };
-    store::remove_index_dir(&wiki_index_dir(vault, &view))
 }
 
 /// The index directory of a memory workspace (inside the vault's index root).

@@ -118,8 +118,7 @@ impl Source for WorkTree {
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
         let abs = self.vault.join(&file.path);
-        wiki_cli::read::read_bounded(&abs, wiki_parse::page::PAGE_LIMIT)
-            .map_err(|e| Error::Io(abs, e))
+        wiki_cli::read::read_bounded(&abs, wiki_vault::PAGE_LIMIT).map_err(|e| Error::Io(abs, e))
     }
 
     fn docs(&self, path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {

@@ -566,10 +566,8 @@ pub fn changed_files(manifest: &Manifest, listed: &[SourceFile]) -> usize {
 type Loaded = Result<Option<(Manifest, Vec<Segment>)>, LoadError>;
 
 fn load(dir: &Path) -> Loaded {
-    let bytes = match wiki_cli::read::read_bounded(
-        &dir.join("MANIFEST"),
-        wiki_parse::layout::DERIVED_LIMIT,
-    ) {
+    let bytes = match wiki_cli::read::read_bounded(&dir.join("MANIFEST"), wiki_vault::DERIVED_LIMIT)
+    {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(LoadError::Io(format!("{}: {e}", dir.display()))),
@@ -860,43 +858,8 @@ fn finish(
 }
 
 /// The writer lock (released on drop).
-struct Lock(File);
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
-}
-
-fn lock(dir: &Path) -> Result<Lock, crate::Error> {
-    let path = dir.join("lock");
-    let f = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| crate::Error::Io(path.clone(), e))?;
-    f.lock().map_err(|e| crate::Error::Io(path, e))?;
-    Ok(Lock(f))
-}
-
-/// Remove the index directory `dir` under its writer lock (see [`crate::remove_agent_index`]);
-/// the bytes of its files (0 when it does not exist; a symbolic link is only unlinked).
-pub(crate) fn remove_index_dir(dir: &Path) -> Result<u64, crate::Error> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return std::fs::remove_file(dir)
-                .map(|()| 0)
-                .map_err(|e| crate::Error::Io(dir.to_path_buf(), e));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(crate::Error::Io(dir.to_path_buf(), e)),
-    }
-    let _lock = lock(dir)?;
-    let bytes = wiki_parse::layout::tree_bytes(dir);
-    std::fs::remove_dir_all(dir).map_err(|e| crate::Error::Io(dir.to_path_buf(), e))?;
-    Ok(bytes)
+fn lock(dir: &Path) -> Result<wiki_vault::index_dir::WriterLock, crate::Error> {
+    wiki_vault::index_dir::lock(dir).map_err(|e| crate::Error::Io(e.path, e.source))
 }
 
 fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), crate::Error> {

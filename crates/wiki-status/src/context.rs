@@ -244,7 +244,7 @@ pub fn read_cache(vault: &Path, agent: Option<&str>, rel: &str) -> Option<Vec<u8
         },
     };
     let rel = wiki_parse::layout::cache_location(rel, detached_agent);
-    wiki_cli::read::read_bounded(&vault.join(rel), wiki_parse::layout::DERIVED_LIMIT).ok()
+    wiki_cli::read::read_bounded(&vault.join(rel), wiki_vault::DERIVED_LIMIT).ok()
 }
 
 /// Guidance then snapshot, as one text (lines joined by newlines), cut to at most `max_chars`

@@ -396,7 +396,7 @@ fn vault_facts(
     Ok(())
 }
 
-fn count_pages(snapshot: &wiki_digest::Snapshot, status: &mut Status) {
+fn count_pages(snapshot: &wiki_vault::Snapshot, status: &mut Status) {
     let c = &mut status.page_counts;
     for path in snapshot.page_paths() {
         match PageKind::from_path(path) {
@@ -414,7 +414,7 @@ fn count_pages(snapshot: &wiki_digest::Snapshot, status: &mut Status) {
 /// not create source pages).
 fn count_sources(
     pages: &[wiki_parse::PageInfo],
-    snapshot: &wiki_digest::Snapshot,
+    snapshot: &wiki_vault::Snapshot,
     status: &mut Status,
 ) {
     let c = &mut status.source_counts;

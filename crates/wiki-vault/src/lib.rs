@@ -12,13 +12,18 @@
 //!   what was recorded is not read again (the rule git's index uses);
 //! * [`sealed`] — the envelope of every derived binary file (magic, format number, checksum,
 //!   MessagePack body);
+//! * [`snapshot`] — the [`Snapshot`] compile, lint, status and apply read: the pages and the
+//!   other vault files compile reads and writes, from the work tree or a git revision;
+//! * [`index_dir`] — where the search indexes live (so removing an agent removes its index);
 //! * [`staged_index`] — the git index as `wiki-lint --staged` reads it (through `wiki-store`);
 //! * [`cmd`] — `wiki parse` / `wiki-parse`: the vault's pages as JSON Lines records.
 
 pub mod cmd;
+pub mod index_dir;
 pub mod list;
 pub mod pagecache;
 pub mod sealed;
+pub mod snapshot;
 
 pub use list::{
     PageFile, PageStatter, StatedFile, TreePages, VaultError, pages_at, read_files, read_page,
@@ -28,6 +33,17 @@ pub use wiki_parse::vault::{
     MAX_DEPTH, PageKind, VaultPages, is_page_path, is_scanned_page_path, parse_blobs, scan_order,
     tree_link_problem,
 };
+
+pub use snapshot::Snapshot;
+
+/// [`wiki_parse::page::MAX_PAGE_BYTES`] as the limit of [`wiki_cli::read::read_bounded`]: every
+/// read of a page file.
+pub const PAGE_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("pages", wiki_parse::page::MAX_PAGE_BYTES as u64);
+/// [`wiki_parse::layout::MAX_DERIVED_BYTES`] as the limit of [`wiki_cli::read::read_bounded`]:
+/// every read of a compiled cache file.
+pub const DERIVED_LIMIT: wiki_cli::read::Limit =
+    wiki_cli::read::Limit::new("compiled caches", wiki_parse::layout::MAX_DERIVED_BYTES);
 
 /// Built-in `wiki` subcommands contributed by this crate.
 pub fn commands() -> Vec<wiki_cli::Subcommand> {

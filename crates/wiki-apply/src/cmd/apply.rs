@@ -163,7 +163,7 @@ fn shortcut_op(shortcut: &Shortcut) -> Result<ops::Op, Error> {
                 (Some(b), _) if !b.trim().is_empty() => b.clone(),
                 (_, Some(f)) if !f.as_os_str().is_empty() => {
                     // The body becomes a page: bounded by the page limit.
-                    wiki_cli::read::read_bounded_string(f, wiki_parse::page::PAGE_LIMIT)
+                    wiki_cli::read::read_bounded_string(f, wiki_vault::PAGE_LIMIT)
                         .map_err(|e| Error::Runtime(format!("{}: {e}", f.display())))?
                 }
                 _ => {

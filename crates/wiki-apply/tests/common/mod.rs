@@ -82,7 +82,7 @@ pub fn compile_with(v: &Vault, track_caches: bool) {
         ]),
     )
     .expect("store");
-    let snap = wiki_digest::Snapshot::from_worktree(store.vault_dir()).expect("snapshot");
+    let snap = wiki_vault::Snapshot::from_worktree(store.vault_dir()).expect("snapshot");
     let now: jiff::Timestamp = "2026-04-05T12:00:00Z".parse().unwrap();
     let result = wiki_digest::compile(&snap, &wiki_digest::CompileOptions::new(now));
     let prepared = wiki_digest::derived::prepare(&result.changes, &[]);

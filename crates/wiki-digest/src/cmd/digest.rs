@@ -9,7 +9,7 @@ use wiki_parse::{PageError, PageInfo};
 use crate::digest;
 use crate::pages::{Linker, PageCounts, title_order};
 use crate::reports::{DASHBOARDS, ReportInput, report_body};
-use crate::snapshot::Snapshot;
+use wiki_vault::snapshot::Snapshot;
 
 /// Names accepted by `--report`.
 pub const REPORT_NAMES: [&str; 9] = [

@@ -67,9 +67,9 @@ fn read_file(
 ) -> Result<Option<Vec<u8>>, CliError> {
     // Bounded by what the file can be: a page, or a compiled cache.
     let limit = if path.starts_with(wiki_parse::layout::CACHE_DIR) {
-        wiki_parse::layout::DERIVED_LIMIT
+        wiki_vault::DERIVED_LIMIT
     } else {
-        wiki_parse::page::PAGE_LIMIT
+        wiki_vault::PAGE_LIMIT
     };
     match view {
         View::WorkTree => Ok(wiki_cli::read::read_bounded(&vault.join(path), limit).ok()),
@@ -133,7 +133,7 @@ pub(crate) fn find_wiki(
                 wiki_parse::layout::CLAIMS_PATH,
                 Some(id),
             )),
-            wiki_parse::layout::DERIVED_LIMIT,
+            wiki_vault::DERIVED_LIMIT,
         )
         .ok(),
     };

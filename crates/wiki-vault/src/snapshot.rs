@@ -3,7 +3,7 @@
 //! A snapshot holds the bytes of
 //!
 //! * every page (`entities/ concepts/ sources/ syntheses/ reports/`, recursively, `.md`, not
-//!   `index.md`, no hidden path segments — [`wiki_vault::is_page_path`]),
+//!   `index.md`, no hidden path segments — [`crate::is_page_path`]),
 //! * the index files (`index.md`, `<dir>/index.md`),
 //! * the compiled cache (`.openclaw-wiki/cache/agent-digest.json`, `claims.jsonl`),
 //! * `.openclaw-wiki/state.json` (render mode) and `.openclaw-wiki/source-sync.json` (pages managed
@@ -30,12 +30,12 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::pagecache::{FileStat, ParseCache};
+use crate::{self as vault, VaultPages};
 use rayon::prelude::*;
 use wiki_parse::layout::{self, RenderMode};
 use wiki_parse::{Page, PageError, PageKind};
 use wiki_store::{Change, ObjectId, Store};
-use wiki_vault::pagecache::{FileStat, ParseCache};
-use wiki_vault::{self as vault, VaultPages};
 
 /// `.openclaw-wiki/source-sync.json`: import sync state (bridge / unsafe-local imports).
 pub const SOURCE_SYNC_PATH: &str = ".openclaw-wiki/source-sync.json";
@@ -118,10 +118,10 @@ fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, Snapshot
             // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
             // A file larger than its kind can be is stale (compile writes it again), not read.
             Ok(m) if m.is_file() => {
-                let limit = if crate::derived::is_derived(rel) {
-                    layout::DERIVED_LIMIT
+                let limit = if layout::is_derived(rel) {
+                    crate::DERIVED_LIMIT
                 } else {
-                    wiki_parse::page::PAGE_LIMIT
+                    crate::PAGE_LIMIT
                 };
                 match wiki_cli::read::read_bounded(&abs, limit) {
                     Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
@@ -211,10 +211,10 @@ pub struct Snapshot {
     /// [`Snapshot::use_agent_parse_cache`]).
     cache: Option<Arc<ParseCache>>,
     /// The vault and the agent whose branch's parse cache compiles of this snapshot use
-    /// (`None`: the checked-out branch's; see [`wiki_vault::pagecache::cache_dir`]).
+    /// (`None`: the checked-out branch's; see [`crate::pagecache::cache_dir`]).
     cache_agent: Option<(PathBuf, String)>,
     /// Derived files put in from the checked-out branch's work tree for an agent's first
-    /// compile ([`crate::derived::seed_agent_files`]): read for reuse, not the agent's own.
+    /// compile (`wiki_digest::derived::seed_agent_files`): read for reuse, not the agent's own.
     seeded: Vec<&'static str>,
 }
 
@@ -301,7 +301,7 @@ impl Snapshot {
         // With the index, a page is read from an open file whose stat data (taken after the
         // read: a write during it shows) the index may vouch for: the same system calls as
         // `std::fs::read`, and a lookup instead of hashing the bytes.
-        let read_page = |f: &wiki_vault::PageFile, len: u64| match index.as_ref() {
+        let read_page = |f: &crate::PageFile, len: u64| match index.as_ref() {
             Some(index) => {
                 let mut file = std::fs::File::open(&f.abs)?;
                 let mut bytes = Vec::with_capacity(len as usize + 1);
@@ -356,7 +356,7 @@ impl Snapshot {
                 match stat.filter(|_| PageKind::from_path(&f.path) != Some(PageKind::Report)) {
                     Some(st) => {
                         let blob = indexed.unwrap_or_else(|| wiki_parse::page::git_blob_id(&bytes));
-                        let raw = wiki_vault::pagecache::hex_to_raw(&blob);
+                        let raw = crate::pagecache::hex_to_raw(&blob);
                         let content = Content::Bytes(Arc::new(bytes), Some(Arc::from(blob)));
                         Ok((f.path, content, raw.map(|r| (st, r))))
                     }
@@ -495,7 +495,7 @@ impl Snapshot {
     }
 
     /// For a snapshot of agent `agent`'s branch ([`Snapshot::from_rev`]): compiles use that
-    /// branch's parse cache ([`ParseCache::load_for`], [`wiki_vault::pagecache::cache_dir`]),
+    /// branch's parse cache ([`ParseCache::load_for`], [`crate::pagecache::cache_dir`]),
     /// and with `trust` the snapshot loads it now, so that the pages it holds are never read
     /// from git (their parsed form is the cache's, keyed by blob id).
     pub fn use_agent_parse_cache(&mut self, vault_dir: &Path, agent: &str, trust: bool) {
@@ -518,7 +518,7 @@ impl Snapshot {
 
     /// The stat data to record in the parse cache for the page at `path` whose entry has blob
     /// id `blob`: the stat data read from disk when the file held exactly those bytes and its
-    /// times were settled (see [`wiki_vault::pagecache`]).
+    /// times were settled (see [`crate::pagecache`]).
     pub fn settled_stat(&self, path: &str, blob: &[u8; 20]) -> Option<FileStat> {
         self.disk
             .get(path)
@@ -648,14 +648,14 @@ impl Snapshot {
         }
     }
 
-    /// Put the derived file `path` (see [`crate::derived`]) as `vault_dir`'s work tree holds it
+    /// Put the derived file `path` (see [`layout::is_derived`]) as `vault_dir`'s work tree holds it
     /// into this snapshot (mapped: such files are only ever replaced by a rename), as a seeded
     /// file ([`Snapshot::own`] leaves it out); `false` when it is not a regular file there or
     /// cannot be read.
-    pub(crate) fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
+    pub fn insert_worktree_derived(&mut self, vault_dir: &Path, path: &'static str) -> bool {
         let abs = vault_dir.join(path);
         let bytes = match std::fs::symlink_metadata(&abs) {
-            Ok(m) if m.is_file() && crate::derived::is_derived(path) => std::fs::read(&abs),
+            Ok(m) if m.is_file() && layout::is_derived(path) => std::fs::read(&abs),
             _ => return false,
         };
         match bytes {
