@@ -624,6 +624,27 @@ fn edits_between_calls_are_seen_by_the_next_call() {
     assert_eq!(s.found("burrows"), Vec::<String>::new());
     assert_eq!(s.found("sleep"), ["concepts/wombat.md"]);
 
+    // A directory moved aside and another of the same name put in its place.
+    std::fs::rename(
+        v.root.join("concepts/marsupials"),
+        v.root.join("concepts/.marsupials-old"),
+    )
+    .unwrap();
+    v.write(
+        "concepts/marsupials/bilby.md",
+        page("concept", "bilby", "Bilby", "Bilbies eat termites too."),
+    );
+    assert_eq!(s.found("termites"), ["concepts/marsupials/bilby.md"]);
+    v.write(
+        "concepts/.marsupials-old/quoll.md",
+        page("concept", "quoll", "Quoll", "Quolls hunt at night."),
+    );
+    v.write(
+        "concepts/marsupials/dunnart.md",
+        page("concept", "dunnart", "Dunnart", "Dunnarts hunt insects."),
+    );
+    assert_eq!(s.found("hunt"), ["concepts/marsupials/dunnart.md"]);
+
     // Deleted pages and a deleted directory.
     std::fs::remove_file(v.root.join("concepts/wombat.md")).unwrap();
     assert_eq!(s.found("sleep"), Vec::<String>::new());

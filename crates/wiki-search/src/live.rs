@@ -93,12 +93,6 @@ impl LiveTree {
 
     /// Refresh for a batch of events (see the module docs).
     pub(crate) fn apply(&mut self, events: Drained, opts: &Options) -> Result<(), Error> {
-        if events.vault_gone {
-            self.index = None;
-            return Err(Error::Vault(wiki_vault::VaultError::Missing(
-                self.source.vault.clone(),
-            )));
-        }
         let changed: Vec<String> = if self.events_suffice(&events, opts) {
             if events.changed.is_empty() {
                 return Ok(());
@@ -205,6 +199,106 @@ mod tests {
         std::fs::remove_file(root.join("concepts/team/b.md")).unwrap();
         t.refresh(&opts()).unwrap();
         assert_eq!(paths(&t), ["concepts/a.md"]);
+    }
+
+    /// A real queue overflow (more events than the kernel queues, none of them read): the page
+    /// created after it, whose event was dropped, is found by the listing the overflow asks for.
+    #[test]
+    fn a_real_queue_overflow_is_followed_by_a_listing() {
+        let max: u64 = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("concepts")).unwrap();
+        std::fs::write(root.join("concepts/a.md"), "# A\n\nalpha\n").unwrap();
+        std::fs::write(root.join("concepts/b.md"), "# B\n\nbeta\n").unwrap();
+        let mut t = LiveTree::new(root);
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["concepts/a.md", "concepts/b.md"]);
+        // Writes to two pages in turn: consecutive events differ, so none is merged.
+        let a = std::fs::OpenOptions::new()
+            .write(true)
+            .open(root.join("concepts/a.md"))
+            .unwrap();
+        let b = std::fs::OpenOptions::new()
+            .write(true)
+            .open(root.join("concepts/b.md"))
+            .unwrap();
+        for i in 0..=max {
+            let f = if i % 2 == 0 { &a } else { &b };
+            std::os::unix::fs::FileExt::write_at(f, b"#", 0).unwrap();
+        }
+        std::fs::write(root.join("concepts/c.md"), "# C\n\ngamma\n").unwrap();
+        let events = t.watch.as_mut().unwrap().drain();
+        assert!(events.rescan, "the queue overflowed");
+        assert!(
+            !events.changed.contains("concepts/c.md"),
+            "its event was dropped"
+        );
+        t.apply(events, &opts()).unwrap();
+        assert_eq!(
+            paths(&t),
+            ["concepts/a.md", "concepts/b.md", "concepts/c.md"]
+        );
+        // The watches are back: the next page is seen through its event.
+        std::fs::write(root.join("concepts/d.md"), "# D\n\ndelta\n").unwrap();
+        t.refresh(&opts()).unwrap();
+        assert_eq!(t.pages(), 4);
+    }
+
+    /// Directories replaced by others of the same name (a sub-directory, a page directory, the
+    /// vault itself) are listed again and watched; the old ones, moved aside, are not.
+    #[test]
+    fn replaced_directories_are_listed_and_watched_again() {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("vault");
+        let w = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("concepts/a.md", "# A\n");
+        w("concepts/team/b.md", "# B\n");
+        let mut t = LiveTree::new(&root);
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["concepts/a.md", "concepts/team/b.md"]);
+        // A sub-directory moved aside (hidden) and another put in its place.
+        std::fs::rename(root.join("concepts/team"), root.join("concepts/.team-old")).unwrap();
+        w("concepts/team/c.md", "# C\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["concepts/a.md", "concepts/team/c.md"]);
+        w("concepts/team/d.md", "# D\n");
+        w("concepts/.team-old/e.md", "# E\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(
+            paths(&t),
+            ["concepts/a.md", "concepts/team/c.md", "concepts/team/d.md"]
+        );
+        // A page directory replaced.
+        std::fs::rename(root.join("concepts"), base.path().join("concepts-old")).unwrap();
+        w("concepts/f.md", "# F\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["concepts/f.md"]);
+        w("concepts-old/g.md", "# G\n");
+        w("concepts/h.md", "# H\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["concepts/f.md", "concepts/h.md"]);
+        // The vault itself moved away (an error), then another vault at its path.
+        std::fs::rename(&root, base.path().join("vault-old")).unwrap();
+        assert!(matches!(
+            t.refresh(&opts()),
+            Err(Error::Vault(wiki_vault::VaultError::Missing(_)))
+        ));
+        w("entities/i.md", "# I\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["entities/i.md"]);
+        w("entities/j.md", "# J\n");
+        w("../vault-old/entities/k.md", "# K\n");
+        t.refresh(&opts()).unwrap();
+        assert_eq!(paths(&t), ["entities/i.md", "entities/j.md"]);
     }
 
     /// An in-place write that keeps the size and the modification time is seen by the next

@@ -9,7 +9,10 @@
 //! [`TreeWatch::drain`] reads it (without blocking). The result ([`Drained`]) names the pages
 //! the events were about, or asks for a rescan: a directory was created, deleted or moved (its
 //! watches must be re-established and the whole tree listed, since a page may have been created
-//! in it before its watch existed), the queue overflowed (`IN_Q_OVERFLOW`), or reading it failed.
+//! in it before its watch existed; the attributes of a directory changed, which may make it
+//! readable or not to the listing; the vault directory itself was deleted or moved, so the path
+//! may now name another directory or none), the queue overflowed (`IN_Q_OVERFLOW`), or reading
+//! it failed.
 //! A watch that cannot be added ([`TreeWatch::complete`] false) means every look must list.
 //!
 //! Not seen by inotify: writes through a shared `mmap`, changes made on another machine of a
@@ -25,10 +28,9 @@ pub struct Drained {
     /// Pages named by events (vault-relative).
     pub changed: BTreeSet<String>,
     /// Watches must be re-established and the whole work tree listed (a directory was created,
-    /// deleted or moved; the queue overflowed; reading it failed).
+    /// deleted, moved or had its attributes changed; the vault directory was deleted or moved;
+    /// the queue overflowed; reading it failed).
     pub rescan: bool,
-    /// The vault directory was deleted or moved.
-    pub vault_gone: bool,
 }
 
 fn is_page_name(name: &str) -> bool {
@@ -63,10 +65,12 @@ mod linux {
 
     use super::{Drained, is_kind_dir, is_page_name, join};
 
-    /// Events of the vault root: page directories appearing or going, the vault itself going.
+    /// Events of the vault root: page directories appearing, going or changing attributes, the
+    /// vault itself going.
     fn root_mask() -> WatchFlags {
         WatchFlags::CREATE
             | WatchFlags::DELETE
+            | WatchFlags::ATTRIB
             | WatchFlags::MOVED_FROM
             | WatchFlags::MOVED_TO
             | WatchFlags::DELETE_SELF
@@ -77,11 +81,7 @@ mod linux {
     /// Events of page directories: those of the root, and writes and metadata changes of
     /// files; symbolic links are not followed.
     fn dir_mask() -> WatchFlags {
-        root_mask()
-            | WatchFlags::MODIFY
-            | WatchFlags::CLOSE_WRITE
-            | WatchFlags::ATTRIB
-            | WatchFlags::DONT_FOLLOW
+        root_mask() | WatchFlags::MODIFY | WatchFlags::CLOSE_WRITE | WatchFlags::DONT_FOLLOW
     }
 
     impl Drained {
@@ -99,9 +99,9 @@ mod linux {
             let self_gone = flags.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF);
             let name = name.and_then(|n| n.to_str().ok()).filter(|n| !n.is_empty());
             if dir.is_empty() {
-                if self_gone {
-                    self.vault_gone = true;
-                } else if name.is_some_and(is_kind_dir) {
+                // The vault moved or deleted (the listing then finds another vault at its path,
+                // or says it is missing), or a page directory appeared or went.
+                if self_gone || name.is_some_and(is_kind_dir) {
                     self.rescan = true;
                 }
                 return;
@@ -118,7 +118,8 @@ mod linux {
                     ReadFlags::CREATE
                         | ReadFlags::DELETE
                         | ReadFlags::MOVED_FROM
-                        | ReadFlags::MOVED_TO,
+                        | ReadFlags::MOVED_TO
+                        | ReadFlags::ATTRIB,
                 ) {
                     self.rescan = true;
                 }
@@ -335,10 +336,10 @@ mod tests {
                     .map(String::from)
                     .into(),
                 rescan: false,
-                vault_gone: false,
             }
         );
-        // Directories created, deleted or moved; a page directory at the root; an overflow.
+        // Directories created, deleted, moved or changing attributes; a page directory at the
+        // root; the vault itself moved or deleted; an overflow.
         for (dir, flags, name) in [
             (
                 "concepts",
@@ -350,20 +351,36 @@ mod tests {
                 ReadFlags::MOVED_FROM | ReadFlags::ISDIR,
                 Some(c"team"),
             ),
+            (
+                "concepts",
+                ReadFlags::ATTRIB | ReadFlags::ISDIR,
+                Some(c"team"),
+            ),
             ("concepts/team", ReadFlags::DELETE_SELF, None),
             ("", ReadFlags::CREATE | ReadFlags::ISDIR, Some(c"sources")),
+            (
+                "",
+                ReadFlags::MOVED_TO | ReadFlags::ISDIR,
+                Some(c"concepts"),
+            ),
+            ("", ReadFlags::ATTRIB | ReadFlags::ISDIR, Some(c"concepts")),
+            ("", ReadFlags::DELETE_SELF, None),
+            ("", ReadFlags::MOVE_SELF, None),
             ("", ReadFlags::QUEUE_OVERFLOW, None),
         ] {
             let mut d = Drained::default();
             d.add(Some(dir), flags, name);
-            assert!(d.rescan && !d.vault_gone, "{dir} {flags:?} {name:?}");
+            assert!(d.rescan, "{dir} {flags:?} {name:?}");
         }
         let mut d = Drained::default();
         d.add(None, ReadFlags::QUEUE_OVERFLOW, None);
         assert!(d.rescan);
+        // A page's attributes name it; a directory's own event (no name) asks for nothing.
         let mut d = Drained::default();
-        d.add(Some(""), ReadFlags::DELETE_SELF, None);
-        assert!(d.vault_gone);
+        d.add(Some("concepts"), ReadFlags::ATTRIB, Some(c"a.md"));
+        d.add(Some("concepts"), ReadFlags::ATTRIB | ReadFlags::ISDIR, None);
+        assert_eq!(d.changed.into_iter().collect::<Vec<_>>(), ["concepts/a.md"]);
+        assert!(!d.rescan);
         // A hidden directory is not watched.
         let mut d = Drained::default();
         d.add(
