@@ -40,7 +40,7 @@
 //! The memory index is a second sidecar in the vault: `.openclaw-wiki/index/memory-<hash>/`,
 //! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::doc::{Field, IndexDoc, KIND_MEMORY, StoredChunk, StoredDoc, TermCounter};
 use crate::rank::{self, Hit, Mode, Prepared};
@@ -264,20 +264,61 @@ fn path_tier(query: &str, path: &str) -> u8 {
     }
 }
 
-fn word_set(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+/// The word sets of snippets as bit sets over their common vocabulary (one bit per distinct
+/// lowercase word), with their sizes: the Jaccard index of two sets is then a pass of `AND` and
+/// population counts instead of a walk of two trees of strings.
+struct WordSets {
+    words: usize,
+    bits: Vec<u64>,
+    sizes: Vec<u32>,
 }
 
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
+impl WordSets {
+    fn new<'a>(texts: impl ExactSizeIterator<Item = &'a str>) -> WordSets {
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let ids: Vec<Vec<u32>> = texts
+            .map(|t| {
+                let mut ids: Vec<u32> = t
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| {
+                        let n = vocab.len() as u32;
+                        *vocab.entry(w.to_lowercase()).or_insert(n)
+                    })
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            })
+            .collect();
+        let words = vocab.len().div_ceil(64).max(1);
+        let mut bits = vec![0u64; words * ids.len()];
+        for (i, set) in ids.iter().enumerate() {
+            for &w in set {
+                bits[i * words + (w / 64) as usize] |= 1 << (w % 64);
+            }
+        }
+        let sizes = ids.iter().map(|s| s.len() as u32).collect();
+        WordSets { words, bits, sizes }
     }
-    let inter = a.intersection(b).count() as f64;
-    let union = (a.len() + b.len()) as f64 - inter;
-    if union == 0.0 { 0.0 } else { inter / union }
+
+    fn jaccard(&self, a: usize, b: usize) -> f64 {
+        let (na, nb) = (self.sizes[a], self.sizes[b]);
+        if na == 0 && nb == 0 {
+            return 1.0;
+        }
+        let (x, y) = (
+            &self.bits[a * self.words..(a + 1) * self.words],
+            &self.bits[b * self.words..(b + 1) * self.words],
+        );
+        let inter: u32 = x.iter().zip(y).map(|(p, q)| (p & q).count_ones()).sum();
+        let union = f64::from(na + nb) - f64::from(inter);
+        if union == 0.0 {
+            0.0
+        } else {
+            f64::from(inter) / union
+        }
+    }
 }
 
 struct Cand {
@@ -288,49 +329,75 @@ struct Cand {
 
 /// Maximal marginal relevance re-ordering (§14.5) of `(score, snippet)` items; returns indices.
 pub fn mmr(items: &[(f64, &str)], lambda: f64) -> Vec<usize> {
-    if items.is_empty() {
-        return Vec::new();
+    Mmr::new(items, lambda).collect()
+}
+
+/// The MMR order of [`mmr`], one index at a time: a caller that needs the first few only stops
+/// there (each step costs one similarity per candidate left).
+pub struct Mmr<'a> {
+    items: &'a [(f64, &'a str)],
+    lambda: f64,
+    rel: Vec<f64>,
+    sets: WordSets,
+    left: Vec<usize>,
+    last: Option<usize>,
+    /// Each candidate's highest similarity to the chosen ones, kept up to date as each is
+    /// chosen (the same maximum as recomputing it over all chosen at every step).
+    sim: Vec<f64>,
+}
+
+impl<'a> Mmr<'a> {
+    /// The MMR order of `items` with trade-off `lambda`.
+    pub fn new(items: &'a [(f64, &'a str)], lambda: f64) -> Mmr<'a> {
+        let max = items.iter().map(|i| i.0).fold(f64::MIN, f64::max);
+        let min = items.iter().map(|i| i.0).fold(f64::MAX, f64::min);
+        let rel = items
+            .iter()
+            .map(|i| {
+                if max > min {
+                    (i.0 - min) / (max - min)
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        Mmr {
+            items,
+            lambda,
+            rel,
+            sets: WordSets::new(items.iter().map(|i| i.1)),
+            left: (0..items.len()).collect(),
+            last: None,
+            sim: vec![0.0; items.len()],
+        }
     }
-    let max = items.iter().map(|i| i.0).fold(f64::MIN, f64::max);
-    let min = items.iter().map(|i| i.0).fold(f64::MAX, f64::min);
-    let rel: Vec<f64> = items
-        .iter()
-        .map(|i| {
-            if max > min {
-                (i.0 - min) / (max - min)
-            } else {
-                1.0
-            }
-        })
-        .collect();
-    let sets: Vec<BTreeSet<String>> = items.iter().map(|i| word_set(i.1)).collect();
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut left: Vec<usize> = (0..items.len()).collect();
-    // Each candidate's highest similarity to the chosen ones, kept up to date as each is
-    // chosen (the same maximum as recomputing it over all chosen at every step).
-    let mut sim = vec![0.0_f64; items.len()];
-    while !left.is_empty() {
-        if let Some(&last) = chosen.last() {
-            for &i in &left {
-                sim[i] = sim[i].max(jaccard(&sets[i], &sets[last]));
+}
+
+impl Iterator for Mmr<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if let Some(last) = self.last {
+            for &i in &self.left {
+                self.sim[i] = self.sim[i].max(self.sets.jaccard(i, last));
             }
         }
         let mut best: Option<(f64, usize, usize)> = None; // value, position in left, index
-        for (pos, &i) in left.iter().enumerate() {
-            let v = lambda * rel[i] - (1.0 - lambda) * sim[i];
+        for (pos, &i) in self.left.iter().enumerate() {
+            let v = self.lambda * self.rel[i] - (1.0 - self.lambda) * self.sim[i];
             let better = match best {
                 None => true,
-                Some((bv, _, bi)) => v > bv || (v == bv && items[i].0 > items[bi].0),
+                Some((bv, _, bi)) => v > bv || (v == bv && self.items[i].0 > self.items[bi].0),
             };
             if better {
                 best = Some((v, pos, i));
             }
         }
-        let Some((_, pos, i)) = best else { break };
-        chosen.push(i);
-        left.remove(pos);
+        let (_, pos, i) = best?;
+        self.left.remove(pos);
+        self.last = Some(i);
+        Some(i)
     }
-    chosen
 }
 
 /// Search the memory index with the default [`Recency`]; hits below `min_score` are dropped
@@ -465,27 +532,26 @@ pub fn search_with(
         .iter()
         .map(|c| (c.score, c.chunk.text.as_str()))
         .collect();
-    let order = mmr(&items, MMR_LAMBDA);
-    // `(raw score, hit)` in output order: exact path tiers, then the MMR order.
-    let mut ranked: Vec<(f64, Hit)> = Vec::new();
-    for c in &tiered {
-        ranked.push((1.0, chunk_hit(&c.chunk, 1.0, mode)));
+    // Hits under `min_score` are dropped, unless none reaches it (relaxed fallback: all kept).
+    // Exact path tiers score 1.
+    let relaxed =
+        !(tiered.iter().any(|_| 1.0 >= min_score) || rest.iter().any(|c| c.score >= min_score));
+    let keeps = |s: f64| relaxed || s >= min_score;
+    let mut out: Vec<Hit> = Vec::new();
+    for c in tiered.iter().filter(|_| keeps(1.0)) {
+        out.push(chunk_hit(&c.chunk, 1.0, mode));
     }
-    for i in order {
+    // Exact-path tiers first, then the MMR order, as far as needed.
+    for i in Mmr::new(&items, MMR_LAMBDA) {
+        if out.len() >= max_results {
+            break;
+        }
         let c = &rest[i];
-        let shown = (c.score * 10_000.0).round() / 10_000.0;
-        ranked.push((c.score, chunk_hit(&c.chunk, shown, mode)));
+        if keeps(c.score) {
+            let shown = (c.score * 10_000.0).round() / 10_000.0;
+            out.push(chunk_hit(&c.chunk, shown, mode));
+        }
     }
-    let mut out: Vec<Hit> = if ranked.iter().any(|(s, _)| *s >= min_score) {
-        ranked
-            .into_iter()
-            .filter(|(s, _)| *s >= min_score)
-            .map(|(_, h)| h)
-            .collect()
-    } else {
-        // Relaxed fallback: no hit reaches the minimum, keep the lexical hits.
-        ranked.into_iter().map(|(_, h)| h).collect()
-    };
     out.truncate(max_results);
     Ok(out)
 }
@@ -533,6 +599,23 @@ fn chunk_hit(c: &StoredChunk, score: f64, mode: Mode) -> Hit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
+
+    fn word_set(text: &str) -> BTreeSet<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+        if a.is_empty() && b.is_empty() {
+            return 1.0;
+        }
+        let inter = a.intersection(b).count() as f64;
+        let union = (a.len() + b.len()) as f64 - inter;
+        if union == 0.0 { 0.0 } else { inter / union }
+    }
 
     #[test]
     fn chunks_overlap_and_cover() {
@@ -620,34 +703,42 @@ mod tests {
             }
             chosen
         }
-        let words = [
+        // A small vocabulary (many ties, one 64-bit word per set) and a larger one (sets over
+        // several words, empty snippets included).
+        let small = [
             "standup", "team", "daily", "moved", "noon", "drifting", "again", "notes",
         ];
-        let texts: Vec<String> = (0..80u64)
-            .map(|n| {
-                let mut x = n
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (0..4)
-                    .map(|_| {
-                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-                        words[(x >> 33) as usize % words.len()]
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let items: Vec<(f64, &str)> = texts
-            .iter()
-            .enumerate()
-            .map(|(n, t)| (1.0 / (1.0 + (n % 17) as f64), t.as_str()))
-            .collect();
-        for lambda in [0.0, 0.5, 0.7, 1.0] {
-            assert_eq!(
-                mmr(&items, lambda),
-                naive(&items, lambda),
-                "lambda {lambda}"
-            );
+        let large: Vec<String> = (0..150).map(|i| format!("Word{i}")).collect();
+        let texts = |vocab: &[&str], len: usize| -> Vec<String> {
+            (0..80u64)
+                .map(|n| {
+                    let mut x = n
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (0..(n as usize * 7) % (len + 1))
+                        .map(|_| {
+                            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                            vocab[(x >> 33) as usize % vocab.len()]
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect()
+        };
+        let large: Vec<&str> = large.iter().map(String::as_str).collect();
+        for texts in [texts(&small, 4), texts(&large, 40)] {
+            let items: Vec<(f64, &str)> = texts
+                .iter()
+                .enumerate()
+                .map(|(n, t)| (1.0 / (1.0 + (n % 17) as f64), t.as_str()))
+                .collect();
+            for lambda in [0.0, 0.5, 0.7, 1.0] {
+                assert_eq!(
+                    mmr(&items, lambda),
+                    naive(&items, lambda),
+                    "lambda {lambda}"
+                );
+            }
         }
     }
 
