@@ -104,6 +104,7 @@ pub fn isolate(cmd: &mut Command, home: &Path) {
         .env_remove("OPENCLAW_STATE_DIR")
         .env_remove("OPENCLAW_CONFIG_PATH")
         .env_remove("OPENCLAW_WORKSPACE_DIR")
+        .env_remove("OPENAI_API_KEY")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE");

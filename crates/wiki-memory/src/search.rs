@@ -55,6 +55,28 @@ pub fn search(
     )?)
 }
 
+/// The ranked memory hits of `wiki memory search`: [`search`] with the agent's configured
+/// settings (`minScore`, recency, the embedding provider of hybrid search); a named provider
+/// that fails is an error (memory search unavailable).
+pub fn search_configured(
+    index: &Index,
+    query: &str,
+    max: usize,
+    min_score: Option<f64>,
+    agent: Option<&str>,
+    now_ms: i64,
+) -> Result<Vec<Hit>> {
+    let settings = wiki_search::cmd::memory_settings(min_score, agent)?;
+    Ok(wiki_search::memory::search_with(
+        index,
+        query,
+        Mode::Auto,
+        max.max(1),
+        &settings,
+        now_ms,
+    )?)
+}
+
 /// The configured minimum score (`--min-score`, else `memorySearch.query.minScore`, else 0.35).
 pub fn min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64> {
     Ok(wiki_search::cmd::memory_min_score(flag, agent)?)

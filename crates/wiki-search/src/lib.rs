@@ -99,6 +99,7 @@
 pub mod cmd;
 pub mod codec;
 pub mod doc;
+pub mod embed;
 pub mod get;
 pub mod live;
 pub mod memory;
@@ -135,6 +136,11 @@ pub enum Error {
     /// The index kept changing under us.
     #[error("{path}: index is being rewritten by other processes; try again", path = .0.display())]
     Busy(PathBuf),
+    /// A named embedding provider failed: memory search is unavailable.
+    #[error(
+        "memory search is unavailable: {0} (fix memorySearch.provider/model/remote in the OpenClaw config, or set provider: \"none\" for keyword-only search)"
+    )]
+    Unavailable(String),
 }
 
 /// Which corpora to search.

@@ -12,6 +12,12 @@
 //!   [`PROXIMITY_LINES`] consecutive non-empty lines hold together (in a conversation log the
 //!   answer is one turn or two; words scattered over unrelated turns say less). Mapped to 0–1 as
 //!   FTS5 ranks are: `s / (1 + s)`.
+//! * **Hybrid** (§14.2, only with an embedding provider configured, see [`crate::embed`]): the
+//!   text score above becomes `(vw × vector + tw × text) / (vw + tw)` (`query.hybrid.vectorWeight`
+//!   0.7, `textWeight` 0.3; `hybrid.enabled: false` leaves the vector score alone), where
+//!   `vector` is the chunk's cosine similarity to the query; the `maxResults ×
+//!   candidateMultiplier` (4) chunks most similar to the query join the keyword candidates.
+//!   Recency, importance, path tiers, MMR and `minScore` then apply as below.
 //! * **Recency** ([`Recency`]): the age of a dated note (`memory/…/YYYY-MM-DD(-slug).md`, midnight
 //!   UTC; the clock is `--now`) moves its score by at most a fixed share: the multiplier is
 //!   `1 − s + s × exp(−ln 2 / H × ageDays)` with H = [`HALF_LIFE_DAYS`] and s =
@@ -412,18 +418,20 @@ pub fn search(
 ) -> Result<Vec<Hit>, crate::Error> {
     let settings = Settings {
         min_score,
-        recency: Recency::default(),
+        ..Settings::default()
     };
     search_with(index, query, mode, max_results, &settings, now_ms)
 }
 
 /// The configurable part of memory ranking.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Minimum score (§14.1 `minScore`).
     pub min_score: f64,
     /// Recency.
     pub recency: Recency,
+    /// The embedding provider of hybrid search (keyword-only by default).
+    pub embeddings: crate::embed::Embeddings,
 }
 
 impl Default for Settings {
@@ -431,7 +439,73 @@ impl Default for Settings {
         Settings {
             min_score: MIN_SCORE,
             recency: Recency::default(),
+            embeddings: crate::embed::Embeddings::Off,
         }
+    }
+}
+
+/// Vector scores of a hybrid search and how to merge them (§14.2).
+struct Vectors {
+    scores: HashMap<(usize, u32), f64>,
+    vector_weight: f64,
+    text_weight: f64,
+    /// Candidates the vector path brings: `maxResults × candidateMultiplier`.
+    pool: usize,
+}
+
+impl Vectors {
+    /// `vectorWeight × vector + textWeight × text`, the weights scaled to sum to 1.
+    fn merge(&self, key: (usize, u32), text: f64) -> f64 {
+        let v = self.scores.get(&key).copied().unwrap_or(0.0);
+        let sum = self.vector_weight + self.text_weight;
+        if sum <= 0.0 {
+            return 0.0;
+        }
+        (self.vector_weight * v + self.text_weight * text) / sum
+    }
+}
+
+/// The vector scores of `query` under `embeddings`, from the first provider of the chain that
+/// answers: `None` for keyword-only (not configured, or `auto` when every provider fails), an
+/// error when a named provider and its fallback fail.
+fn vectors(
+    index: &Index,
+    query: &str,
+    embeddings: &crate::embed::Embeddings,
+    max_results: usize,
+) -> Result<Option<Vectors>, crate::Error> {
+    use crate::embed::Embeddings;
+    let (chain, required) = match embeddings {
+        Embeddings::Off => return Ok(None),
+        Embeddings::Broken(why) => return Err(crate::Error::Unavailable(why.clone())),
+        Embeddings::Auto(c) => (c, false),
+        Embeddings::Required(c) => (c, true),
+    };
+    let hybrid = &chain.hybrid;
+    let mut failures = chain.skipped.clone();
+    for provider in &chain.providers {
+        match crate::embed::scores(index, query, provider)? {
+            Ok(scores) => {
+                return Ok(Some(Vectors {
+                    scores,
+                    vector_weight: hybrid.vector_weight,
+                    text_weight: if hybrid.enabled {
+                        hybrid.text_weight
+                    } else {
+                        0.0
+                    },
+                    pool: max_results * hybrid.candidate_multiplier,
+                }));
+            }
+            Err(why) => failures.push(format!(
+                "embedding provider `{}` failed: {why}",
+                provider.name
+            )),
+        }
+    }
+    match required {
+        true => Err(crate::Error::Unavailable(failures.join("; "))),
+        false => Ok(None),
     }
 }
 
@@ -445,6 +519,7 @@ pub fn search_with(
     now_ms: i64,
 ) -> Result<Vec<Hit>, crate::Error> {
     let (min_score, recency) = (settings.min_score, settings.recency);
+    let vectors = vectors(index, query, &settings.embeddings, max_results)?;
     let prep = Prepared::new(query);
     let mut cands: Vec<Cand> = Vec::new();
     let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
@@ -471,8 +546,32 @@ pub fn search_with(
                 let bm25 = bm25
                     * (rank::MEMORY_K1 + 1.0)
                     * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-                let text_score = bm25 / (1.0 + bm25);
+                let mut text_score = bm25 / (1.0 + bm25);
+                if let Some(v) = &vectors {
+                    text_score = v.merge(key, text_score);
+                }
                 let score = text_score
+                    * recency.multiplier(&c.path, now_ms)
+                    * importance_multiplier(c.importance);
+                seen.insert(key, ());
+                cands.push(Cand {
+                    chunk: c,
+                    score,
+                    tier: 0,
+                });
+            }
+        }
+    }
+    // The vector path's own candidates (keyword score 0 unless the keyword path had them).
+    if let Some(v) = &vectors {
+        let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
+        best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        for (&key, _) in best.into_iter().take(v.pool) {
+            if seen.contains_key(&key) {
+                continue;
+            }
+            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                let score = v.merge(key, 0.0)
                     * recency.multiplier(&c.path, now_ms)
                     * importance_multiplier(c.importance);
                 seen.insert(key, ());

@@ -18,6 +18,7 @@
 //! cfg.workspace(Some("support"))                   // Setting<PathBuf>: the agent's workspace + source
 //! cfg.agent("support")                             // Option<&AgentEntry> (its raw JSON in `.raw`)
 //! cfg.root()                                       // the whole parsed file, for keys not typed here
+//! cfg.memory_search(Some("ops"))?                   // memorySearch embedding keys (memory_search)
 //! global.vault_setting()? / global.agent_setting()? // effective vault / agent with their source
 //! ```
 //!
@@ -84,6 +85,7 @@ use serde_json::Value;
 
 use crate::CliError;
 
+pub mod memory_search;
 pub mod schema;
 pub mod settings;
 

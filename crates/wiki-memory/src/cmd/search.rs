@@ -13,6 +13,14 @@ use crate::search;
 /// tokens, BM25, 30-day recency half-life for dated notes, importance annotations, MMR
 /// diversity, exact path matches first). Text output lists each hit with its path, lines and
 /// snippet; `--json` prints `{"type":"hit",…,"citation":"memory/2025-11-27.md#L1-L12"}` records.
+///
+/// Keyword-only by default. With an embedding provider in the OpenClaw config
+/// (`memorySearch.provider`: openai, openai-compatible, ollama or auto), the search is hybrid:
+/// 0.7 × vector similarity + 0.3 × keyword score (`query.hybrid.vectorWeight`/`textWeight`),
+/// vectors cached beside the index by chunk content. `auto` falls back to keyword-only when the
+/// provider fails; a named provider that fails makes the search fail (exit 2, "memory search is
+/// unavailable") unless its `memorySearch.fallback` provider answers.
+///
 /// Exit status 1 when nothing matches.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -42,13 +50,13 @@ struct HitRecord<'a> {
 pub fn run(ctx: &Ctx, args: &Args) -> Result<u8> {
     ctx.require_workspace()?;
     let query = args.query.join(" ");
-    let min = search::min_score(args.min_score, ctx.agent.as_deref())?;
     let index = search::open(&ctx.index_home()?, &ctx.ws, false, false)?;
-    let hits = search::search(
+    let hits = search::search_configured(
         &index,
         &query,
         args.max_results,
-        min,
+        args.min_score,
+        ctx.agent.as_deref(),
         ctx.now.as_millisecond(),
     )?;
     let mut p = Printer::new(ctx.json(false)?);

@@ -67,8 +67,8 @@ pub fn memory_min_score(flag: Option<f64>, agent: Option<&str>) -> Result<f64, C
         .ok_or_else(|| found.error("a number from 0 to 1"))
 }
 
-/// The memory corpus settings of a search: [`memory_min_score`] and [`memory_recency`] for the
-/// agent, one place for the CLI and the search server.
+/// The memory corpus settings of a search: [`memory_min_score`], [`memory_recency`] and
+/// [`memory_embeddings`] for the agent, one place for the CLI and the search server.
 pub fn memory_settings(
     min_score: Option<f64>,
     agent: Option<&str>,
@@ -76,7 +76,22 @@ pub fn memory_settings(
     Ok(crate::memory::Settings {
         min_score: memory_min_score(min_score, agent)?,
         recency: memory_recency(agent)?,
+        embeddings: memory_embeddings(agent)?,
     })
+}
+
+/// The embedding provider of memory search ([`crate::embed::resolve`]) from the agent's
+/// `memorySearch` (else `agents.defaults`'), through the typed config.
+pub fn memory_embeddings(agent: Option<&str>) -> Result<crate::embed::Embeddings, CliError> {
+    let cfg = wiki_cli::config::load()?;
+    let ms = cfg.memory_search(agent).map_err(|e| {
+        let file = cfg.source.as_deref().unwrap_or(Path::new("openclaw.json"));
+        CliError::Usage(format!("{}: {e}", file.display()))
+    })?;
+    let env_key = std::env::var("OPENAI_API_KEY")
+        .ok()
+        .filter(|k| !k.trim().is_empty());
+    Ok(crate::embed::resolve(&ms, env_key))
 }
 
 /// The recency of memory hits ([`crate::memory::Recency`]) from
