@@ -1,5 +1,7 @@
 //! Retained facts across the workspace's daily notes, filtered by day, entity and kind.
 
+use jiff::civil::Date;
+
 use crate::error::{Error, Result};
 use crate::retain::{self, Fact, Kind, Malformed};
 use crate::time::Window;
@@ -55,14 +57,21 @@ pub struct Collected {
 /// given: workspace-relative paths).
 pub fn collect(ws: &Workspace, filter: &Filter, only: Option<&[String]>) -> Collected {
     let mut out = Collected::default();
-    let notes = ws.daily_notes();
+    let notes = match only {
+        // The given notes (those a search hit): no listing of the workspace needed.
+        Some(only) => {
+            let mut notes: Vec<(Date, String)> = only
+                .iter()
+                .filter_map(|p| workspace::note_day(p).map(|d| (d, p.clone())))
+                .collect();
+            notes.sort();
+            notes.dedup();
+            notes
+        }
+        None => ws.daily_notes(),
+    };
     for (day, path) in notes {
         if !filter.window.contains(Some(day)) {
-            continue;
-        }
-        if let Some(only) = only
-            && !only.iter().any(|p| p == &path)
-        {
             continue;
         }
         out.notes += 1;

@@ -84,6 +84,46 @@ pub fn compact_line(entry: &Entry) -> String {
     format!("- {body} (Source: {}#L{})", entry.path, entry.start_line)
 }
 
+/// The entries of `entries` that are candidates for `msg` (the message's words), each with its
+/// best phrase and that phrase's score (entries no phrase matches left out).
+fn matches<'a>(
+    msg: &[String],
+    entries: &'a [Entry],
+    active_projects: &[String],
+) -> Vec<(&'a Entry, f64, &'a String)> {
+    entries
+        .iter()
+        .filter(|e| !e.triggers.is_empty())
+        .filter(|e| match &e.projects {
+            None => true,
+            Some(keys) => !keys.is_empty() && keys.iter().all(|k| active_projects.contains(k)),
+        })
+        .take(MAX_CANDIDATES)
+        .filter_map(|e| {
+            let (best, phrase) = e.triggers.iter().map(|p| (phrase_score(p, msg), p)).fold(
+                (0.0, None),
+                |acc, (s, p)| {
+                    if s > acc.0 { (s, Some(p)) } else { acc }
+                },
+            );
+            Some((e, best, phrase?))
+        })
+        .collect()
+}
+
+/// The entry score: `0.8 × best phrase score + 0.2 × relevance` (relevance clamped to 0..1).
+fn entry_score(best: f64, relevance: f64) -> f64 {
+    0.8 * best + 0.2 * relevance
+}
+
+/// Whether some entry could trigger for `message` whatever its lexical relevance: when none
+/// can, the relevance (a memory search) is not needed.
+pub fn may_select(message: &str, entries: &[Entry], active_projects: &[String]) -> bool {
+    matches(&words(message), entries, active_projects)
+        .iter()
+        .any(|&(_, best, _)| entry_score(best, 1.0) >= MIN_SCORE)
+}
+
 /// Select the entries to inject for `message`. `relevance(entry)` is the entry's lexical score;
 /// `active_projects` the projects in effect.
 pub fn select(
@@ -96,29 +136,16 @@ pub fn select(
     if msg.is_empty() {
         return Vec::new();
     }
-    let mut scored: Vec<Triggered> = entries
-        .iter()
-        .filter(|e| !e.triggers.is_empty())
-        .filter(|e| match &e.projects {
-            None => true,
-            Some(keys) => !keys.is_empty() && keys.iter().all(|k| active_projects.contains(k)),
-        })
-        .take(MAX_CANDIDATES)
-        .filter_map(|e| {
-            let (best, phrase) = e.triggers.iter().map(|p| (phrase_score(p, &msg), p)).fold(
-                (0.0, None),
-                |acc, (s, p)| {
-                    if s > acc.0 { (s, Some(p)) } else { acc }
-                },
-            );
-            let phrase = phrase?;
+    let mut scored: Vec<Triggered> = matches(&msg, entries, active_projects)
+        .into_iter()
+        .filter_map(|(e, best, phrase)| {
             let rel = relevance(e);
             let rel = if rel.is_finite() {
                 rel.clamp(0.0, 1.0)
             } else {
                 0.0
             };
-            let score = 0.8 * best + 0.2 * rel;
+            let score = entry_score(best, rel);
             (score >= MIN_SCORE).then(|| Triggered {
                 entry: e.clone(),
                 score,
@@ -185,6 +212,13 @@ mod tests {
         );
         // One of two words: 0.8 × (0.4 + 0.1) = 0.4 < 0.65 even with some relevance.
         assert!(select("backup now", &entries, |_| 0.5, &[]).is_empty());
+        // Whether relevance (a memory search) is needed at all: not when no entry can reach
+        // the threshold, even with the highest relevance.
+        assert!(may_select("whatsapp please", &entries, &[]));
+        assert!(!may_select("backup now", &entries, &[]));
+        assert!(select("backup now", &entries, |_| 1.0, &[]).is_empty());
+        assert!(!may_select("nothing to see", &entries, &[]));
+        assert!(may_select("the backup schedule", &entries, &[]));
         assert_eq!(
             select("whatsapp", &entries, |_| 0.0, &["acme/x".into()]).len(),
             2

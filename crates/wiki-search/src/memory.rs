@@ -46,7 +46,8 @@
 //! The memory index is a second sidecar in the vault: `.openclaw-wiki/index/memory-<hash>/`,
 //! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::doc::{Field, IndexDoc, KIND_MEMORY, StoredChunk, StoredDoc, TermCounter};
 use crate::rank::{self, Hit, Mode, Prepared};
@@ -138,6 +139,17 @@ pub fn importance_multiplier(n: Option<u8>) -> f64 {
     n.map_or(1.0, |n| 0.75 + 0.05 * f64::from(n.clamp(1, 10)))
 }
 
+/// Segment flags of a memory chunk: this bit says that the low four bits hold its importance
+/// (0: none), so that ranking can bound a chunk's score before reading its text. (Chunks indexed
+/// without it are bounded with the highest importance.)
+const FLAG_IMPORTANCE: u8 = 0x80;
+
+/// The importance held in a chunk's segment flags (see [`FLAG_IMPORTANCE`]).
+fn importance_of_flags(flags: u8) -> Option<u8> {
+    let n = flags & 0x0f;
+    (n > 0).then_some(n)
+}
+
 /// Index documents (one per chunk) of a memory file.
 pub fn chunk_docs(path: &str, text: &str, blob: [u8; 20]) -> Vec<IndexDoc> {
     let lines: Vec<&str> = text.lines().collect();
@@ -149,11 +161,12 @@ pub fn chunk_docs(path: &str, text: &str, blob: [u8; 20]) -> Vec<IndexDoc> {
             tc.add(Field::Body, &chunk);
             tc.add(Field::Path, path);
             let (terms, lens) = tc.finish();
+            let importance = importance(&chunk);
             let stored = StoredChunk {
                 path: path.to_string(),
                 start_line: a,
                 end_line: b,
-                importance: importance(&chunk),
+                importance,
                 text: chunk,
             };
             IndexDoc {
@@ -161,7 +174,7 @@ pub fn chunk_docs(path: &str, text: &str, blob: [u8; 20]) -> Vec<IndexDoc> {
                 blob,
                 id: None,
                 kind: KIND_MEMORY,
-                flags: 0,
+                flags: FLAG_IMPORTANCE | importance.unwrap_or(0),
                 lens,
                 terms,
                 stored: serde_json::to_vec(&StoredDoc::Chunk(stored)).unwrap_or_default(),
@@ -406,6 +419,129 @@ impl Iterator for Mmr<'_> {
     }
 }
 
+/// The candidate pool of a query: chunks in BM25 order, scored exactly (stored text read,
+/// proximity measured) only as far as the best ones need.
+struct Pool<'a> {
+    index: &'a Index,
+    prep: &'a Prepared,
+    idfs: &'a [f64],
+    recency: Recency,
+    now_ms: i64,
+}
+
+impl Pool<'_> {
+    /// The score of a chunk whose BM25 is `bm25` and whose best window holds the share `near`
+    /// of the query: `importance` and `recency` are its multipliers.
+    fn score(bm25: f64, near: f64, recency: f64, importance: f64) -> f64 {
+        let bm25 =
+            bm25 * (rank::MEMORY_K1 + 1.0) * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
+        bm25 / (1.0 + bm25) * recency * importance
+    }
+
+    fn exact(
+        &self,
+        key: (usize, u32),
+        bm25: f64,
+        memo: &mut HashMap<String, u64>,
+    ) -> Result<Option<Cand>, crate::Error> {
+        let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? else {
+            return Ok(None);
+        };
+        let near = self
+            .prep
+            .window_coverage(&c.text, self.idfs, PROXIMITY_LINES, memo);
+        let score = Pool::score(
+            bm25,
+            near,
+            self.recency.multiplier(&c.path, self.now_ms),
+            importance_multiplier(c.importance),
+        );
+        Ok(Some(Cand {
+            chunk: c,
+            score,
+            tier: 0,
+        }))
+    }
+
+    /// The candidates of `scored` (the pool, best BM25 first) that can matter: the first chunk
+    /// of each file named by `tiers` (removed from `tiers`, given their tier) and, of the others,
+    /// at least the `keep` best by score, ties included. A chunk's score is at most its
+    /// [`Pool::score`] with its whole query in one window and the importance its segment flags
+    /// give (the highest when unknown); chunks are scored exactly in the order of that bound
+    /// until it falls under the `keep`-th best exact score, so the others cannot be among the best.
+    fn best(
+        &self,
+        scored: &[((usize, u32), f64)],
+        tiers: &mut Vec<(usize, u8)>,
+        keep: usize,
+    ) -> Result<Vec<Cand>, crate::Error> {
+        let mut entry_of: HashMap<(usize, u32), usize> = HashMap::new();
+        for (s, d, i) in self.index.live_docs() {
+            entry_of.insert((s, d), i);
+        }
+        let mut memo = HashMap::new();
+        let mut out = Vec::new();
+        let mut tier_at = vec![0u8; scored.len()];
+        tiers.retain(|&(i, tier)| {
+            match scored.iter().position(|(k, _)| entry_of.get(k) == Some(&i)) {
+                Some(pos) => {
+                    tier_at[pos] = tier;
+                    false
+                }
+                None => true,
+            }
+        });
+        let mut bounded: Vec<(f64, usize)> = Vec::new();
+        for (pos, &(key, bm25)) in scored.iter().enumerate() {
+            if tier_at[pos] > 0 {
+                if let Some(mut c) = self.exact(key, bm25, &mut memo)? {
+                    c.tier = tier_at[pos];
+                    out.push(c);
+                }
+                continue;
+            }
+            let path = entry_of
+                .get(&key)
+                .map_or("", |&i| self.index.manifest.entries[i].path.as_str());
+            let flags = self.index.segments[key.0].flags(key.1);
+            let importance = importance_multiplier(if flags & FLAG_IMPORTANCE != 0 {
+                importance_of_flags(flags)
+            } else {
+                Some(10)
+            });
+            let bound = Pool::score(
+                bm25,
+                1.0,
+                self.recency.multiplier(path, self.now_ms),
+                importance,
+            );
+            // A few units in the last place of slack: the bound is computed in floating point.
+            bounded.push((bound * (1.0 + 1e-9), pos));
+        }
+        bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        // The `keep` best exact scores so far (a min-heap of non-negative scores as bits).
+        let mut best: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
+        for (bound, pos) in bounded {
+            if best.len() >= keep
+                && best
+                    .peek()
+                    .is_some_and(|&Reverse(low)| bound < f64::from_bits(low))
+            {
+                break;
+            }
+            let (key, bm25) = scored[pos];
+            if let Some(c) = self.exact(key, bm25, &mut memo)? {
+                best.push(Reverse(c.score.max(0.0).to_bits()));
+                if best.len() > keep {
+                    best.pop();
+                }
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Search the memory index with the default [`Recency`]; hits below `min_score` are dropped
 /// unless none reaches it (see the module docs).
 pub fn search(
@@ -509,61 +645,115 @@ fn vectors(
     }
 }
 
-/// [`search`] with given [`Settings`].
-pub fn search_with(
-    index: &Index,
-    query: &str,
-    mode: Mode,
+/// Chunks `(segment, document)` with their BM25 score.
+type Scored = Vec<((usize, u32), f64)>;
+
+/// What the candidates of one query are gathered from.
+struct Ranking<'a> {
+    index: &'a Index,
+    query: &'a str,
+    prep: &'a Prepared,
     max_results: usize,
-    settings: &Settings,
+    recency: Recency,
     now_ms: i64,
-) -> Result<Vec<Hit>, crate::Error> {
-    let (min_score, recency) = (settings.min_score, settings.recency);
-    let vectors = vectors(index, query, &settings.embeddings, max_results)?;
-    let prep = Prepared::new(query);
-    let mut cands: Vec<Cand> = Vec::new();
-    let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
-    if !prep.terms.is_empty() {
-        let (scores, idfs) = rank::bm25_body(index, &prep)?;
-        let mut scored: Vec<((usize, u32), f64)> = Vec::new();
+}
+
+impl Ranking<'_> {
+    /// The keyword pool: chunks passing the coverage gate, best BM25 first, at most
+    /// `4 × max(4 × maxResults, 24)`, with the query terms' idfs (`None` without terms).
+    fn keyword_pool(&self) -> Result<Option<(Scored, Vec<f64>)>, crate::Error> {
+        if self.prep.terms.is_empty() {
+            return Ok(None);
+        }
+        let (scores, idfs) = rank::bm25_body(self.index, self.prep)?;
+        let mut scored: Scored = Vec::new();
         for (&key, &(bm25, mask)) in &scores {
-            if !rank::passes_gate(&prep, mask) {
+            if !rank::passes_gate(self.prep, mask) {
                 continue;
             }
             scored.push((key, bm25));
         }
-        let mut memo = HashMap::new();
         // Bound the pool before reading stored chunks.
         scored.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then_with(|| a.0.cmp(&b.0))
         });
-        scored.truncate((max_results * 4).max(24) * 4);
-        for (key, bm25) in scored {
-            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let near = prep.window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
-                let bm25 = bm25
-                    * (rank::MEMORY_K1 + 1.0)
-                    * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-                let mut text_score = bm25 / (1.0 + bm25);
-                if let Some(v) = &vectors {
-                    text_score = v.merge(key, text_score);
-                }
-                let score = text_score
-                    * recency.multiplier(&c.path, now_ms)
-                    * importance_multiplier(c.importance);
-                seen.insert(key, ());
+        scored.truncate((self.max_results * 4).max(24) * 4);
+        Ok(Some((scored, idfs)))
+    }
+
+    /// Keyword-only candidates: the pool's chunks that can be among the best `4 × maxResults`
+    /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
+    /// file with its tier.
+    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
+        // Path tiers (entry, tier) of the exactly named files.
+        let mut tiers: Vec<(usize, u8)> = self
+            .index
+            .manifest
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.ndocs > 0)
+            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .filter(|&(_, tier)| tier > 0)
+            .collect();
+        let mut cands: Vec<Cand> = Vec::new();
+        if let Some((scored, idfs)) = self.keyword_pool()? {
+            let pool = Pool {
+                index: self.index,
+                prep: self.prep,
+                idfs: &idfs,
+                recency: self.recency,
+                now_ms: self.now_ms,
+            };
+            cands = pool.best(&scored, &mut tiers, self.max_results * 4)?;
+        }
+        // Named files without a chunk in the pool: their first chunk.
+        for &(i, tier) in &tiers {
+            let e = &self.index.manifest.entries[i];
+            if let StoredDoc::Chunk(c) = self.index.stored(e.seg as usize, e.doc)? {
                 cands.push(Cand {
                     chunk: c,
-                    score,
-                    tier: 0,
+                    score: 0.0,
+                    tier,
                 });
             }
         }
+        Ok(cands)
     }
-    // The vector path's own candidates (keyword score 0 unless the keyword path had them).
-    if let Some(v) = &vectors {
+
+    /// Hybrid candidates: every chunk of the keyword pool with its merged score, the vector
+    /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
+    /// its first chunk).
+    fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
+        let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
+        let mut cands: Vec<Cand> = Vec::new();
+        let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
+        if let Some((scored, idfs)) = self.keyword_pool()? {
+            let mut memo = HashMap::new();
+            for (key, bm25) in scored {
+                if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                    let near =
+                        self.prep
+                            .window_coverage(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
+                    let bm25 = bm25
+                        * (rank::MEMORY_K1 + 1.0)
+                        * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
+                    let text_score = v.merge(key, bm25 / (1.0 + bm25));
+                    let score = text_score
+                        * recency.multiplier(&c.path, now_ms)
+                        * importance_multiplier(c.importance);
+                    seen.insert(key, ());
+                    cands.push(Cand {
+                        chunk: c,
+                        score,
+                        tier: 0,
+                    });
+                }
+            }
+        }
+        // The vector path's own candidates (keyword score 0 unless the keyword path had them).
         let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
         best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (&key, _) in best.into_iter().take(v.pool) {
@@ -582,23 +772,50 @@ pub fn search_with(
                 });
             }
         }
-    }
-    // Path tiers: the best (first) chunk of an exactly named file.
-    for e in &index.manifest.entries {
-        let tier = path_tier(query, &e.path);
-        if tier == 0 || e.ndocs == 0 {
-            continue;
+        // Path tiers: the best (first) chunk of an exactly named file.
+        for e in &index.manifest.entries {
+            let tier = path_tier(self.query, &e.path);
+            if tier == 0 || e.ndocs == 0 {
+                continue;
+            }
+            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+                c.tier = c.tier.max(tier);
+            } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
+                cands.push(Cand {
+                    chunk: c,
+                    score: 0.0,
+                    tier,
+                });
+            }
         }
-        if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
-            c.tier = c.tier.max(tier);
-        } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
-            cands.push(Cand {
-                chunk: c,
-                score: 0.0,
-                tier,
-            });
-        }
+        Ok(cands)
     }
+}
+
+/// [`search`] with given [`Settings`].
+pub fn search_with(
+    index: &Index,
+    query: &str,
+    mode: Mode,
+    max_results: usize,
+    settings: &Settings,
+    now_ms: i64,
+) -> Result<Vec<Hit>, crate::Error> {
+    let (min_score, recency) = (settings.min_score, settings.recency);
+    let vectors = vectors(index, query, &settings.embeddings, max_results)?;
+    let prep = Prepared::new(query);
+    let ranking = Ranking {
+        index,
+        query,
+        prep: &prep,
+        max_results,
+        recency,
+        now_ms,
+    };
+    let cands = match &vectors {
+        None => ranking.keyword_candidates()?,
+        Some(v) => ranking.hybrid_candidates(v)?,
+    };
     // Exact-path tiers first (score 1, ordered by tier then content), then MMR over the rest.
     let mut tiered: Vec<Cand> = Vec::new();
     let mut rest: Vec<Cand> = Vec::new();

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(not(target_os = "linux"))]
 use rayon::prelude::*;
 
 use crate::Error;
@@ -50,6 +51,7 @@ fn stated(path: String, meta: &std::fs::Metadata) -> SourceFile {
 
 /// Stat a list of `(relative path, absolute path)` pairs in parallel; files that vanished or are
 /// not regular files are skipped.
+#[cfg(not(target_os = "linux"))]
 fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
     files
         .into_par_iter()
@@ -227,8 +229,14 @@ pub fn memory_files(dir: &Path) -> Vec<(String, PathBuf)> {
 
 impl Source for MemoryDir {
     fn list(&self) -> Result<Vec<SourceFile>, Error> {
-        let mut out = stat_all(memory_files(&self.dir));
-        out.sort_by(|a, b| a.path.cmp(&b.path));
+        #[cfg(target_os = "linux")]
+        let out = fast_memory::list(&self.dir);
+        #[cfg(not(target_os = "linux"))]
+        let out = {
+            let mut out = stat_all(memory_files(&self.dir));
+            out.sort_by(|a, b| a.path.cmp(&b.path));
+            out
+        };
         Ok(out)
     }
 
@@ -246,9 +254,140 @@ impl Source for MemoryDir {
     }
 }
 
+/// The listing of [`memory_files`] with stat data, on Linux without a path lookup per file:
+/// each directory is read with `getdents` and its notes are statted relative to its open
+/// descriptor (the listing is the fixed cost of every memory query).
+#[cfg(target_os = "linux")]
+mod fast_memory {
+    use std::os::fd::OwnedFd;
+    use std::path::Path;
+
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
+
+    use super::nanos;
+    use crate::store::SourceFile;
+
+    /// The regular file `name` in the directory `fd`, listed as `path`.
+    fn stat_file(fd: &OwnedFd, name: &str, path: String) -> Option<SourceFile> {
+        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| SourceFile {
+            path,
+            size: st.st_size as u64,
+            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            blob: None,
+        })
+    }
+
+    /// `MEMORY.md`, `memory.md` and `memory/**/*.md` of `dir` (hidden entries, symbolic links
+    /// and names that are not UTF-8 left out), sorted by path.
+    pub(super) fn list(dir: &Path) -> Vec<SourceFile> {
+        let mut out = Vec::new();
+        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
+            return out;
+        };
+        for name in ["MEMORY.md", "memory.md"] {
+            out.extend(stat_file(&root, name, name.to_string()));
+        }
+        if let Ok(fd) = rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()) {
+            walk(&fd, "memory", 0, &mut out);
+        }
+        out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|a, b| a.path == b.path);
+        out
+    }
+
+    fn walk(fd: &OwnedFd, rel: &str, depth: usize, out: &mut Vec<SourceFile>) {
+        if depth > 16 {
+            return;
+        }
+        let mut dirs = Vec::new();
+        let mut buf: Vec<u8> = Vec::with_capacity(32 * 1024);
+        let mut entries = RawDir::new(fd, buf.spare_capacity_mut());
+        while let Some(Ok(entry)) = entries.next() {
+            let Ok(name) = std::str::from_utf8(entry.file_name().to_bytes()) else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let mut kind = entry.file_type();
+            if kind == FileType::Unknown {
+                match rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => kind = FileType::from_raw_mode(st.st_mode),
+                    Err(_) => continue,
+                }
+            }
+            match kind {
+                FileType::Directory => dirs.push(name.to_string()),
+                FileType::RegularFile if name.ends_with(".md") => {
+                    out.extend(stat_file(fd, name, format!("{rel}/{name}")));
+                }
+                _ => {}
+            }
+        }
+        for name in dirs {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            if let Ok(sub) = rustix::fs::openat(fd, name.as_str(), flags, Mode::empty()) {
+                walk(&sub, &format!("{rel}/{name}"), depth + 1, out);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memory listing: the files of `memory_files` (curated files, notes at any depth;
+    /// no hidden entries, other files or symbolic links), each with its own stat data.
+    #[cfg(unix)]
+    #[test]
+    fn memory_listing_is_memory_files_with_their_stat_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let w = |p: &str, text: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("MEMORY.md", "# Memory\n");
+        w("USER.md", "# Not a memory file\n");
+        w("memory/2026-04-01.md", "one\n");
+        w("memory/2025/2025-11-27-trip.md", "two, longer\n");
+        w("memory/a/b/c/deep.md", "three\n");
+        w("memory/notes.txt", "not markdown\n");
+        w("memory/.dreams/state.md", "hidden dir\n");
+        w("memory/.hidden.md", "hidden file\n");
+        std::os::unix::fs::symlink(root.join("MEMORY.md"), root.join("memory/link.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("memory/a"), root.join("memory/linked-dir")).unwrap();
+        let listed = MemoryDir {
+            dir: root.to_path_buf(),
+        }
+        .list()
+        .unwrap();
+        let paths: Vec<&str> = listed.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "MEMORY.md",
+                "memory/2025/2025-11-27-trip.md",
+                "memory/2026-04-01.md",
+                "memory/a/b/c/deep.md",
+            ]
+        );
+        let expected: Vec<(String, PathBuf)> = memory_files(root);
+        assert_eq!(expected.len(), listed.len());
+        for (f, (rel, abs)) in listed.iter().zip(&expected) {
+            let meta = std::fs::symlink_metadata(abs).unwrap();
+            assert_eq!(f, &stated(rel.clone(), &meta));
+        }
+        let missing = MemoryDir {
+            dir: root.join("nowhere"),
+        };
+        assert!(missing.list().unwrap().is_empty());
+    }
 
     /// The work-tree listing: pages only (no `index.md`, hidden entries, other files, symbolic
     /// links or pages deeper than `MAX_DEPTH`), sorted by path, with the stat data of `stat`.

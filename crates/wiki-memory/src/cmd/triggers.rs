@@ -82,7 +82,9 @@ pub fn curated_entries(ctx: &Ctx) -> Result<Vec<curated::Entry>> {
 pub fn select(ctx: &Ctx, message: &str, projects: &[String]) -> Result<Vec<triggers::Triggered>> {
     ctx.require_workspace()?;
     let entries = curated_entries(ctx)?;
-    let hits = if entries.iter().any(|e| !e.triggers.is_empty()) {
+    // The relevance of an entry is its score in a memory search, needed only when some entry
+    // can trigger.
+    let hits = if triggers::may_select(message, &entries, projects) {
         let index = search::open(&ctx.index_home()?, &ctx.ws, false, false)?;
         search::search(
             &index,
