@@ -22,6 +22,7 @@ use wiki_store::{Change, CommitRequest, ObjectId};
 
 use crate::edit::FileChange;
 use crate::error::{Error, Result};
+use crate::files::VaultFiles;
 use crate::session::{Compiler, MAX_ATTEMPTS, Session, compile_into};
 
 /// How to resolve lines changed both by the rolled-back commit and by later commits.
@@ -184,47 +185,15 @@ pub fn rollback(
         }
         let files = session.files(base)?;
         let parent = info.parents.first().map(|p| p.to_string());
-        let mut conflicts_left = Vec::new();
-        for path in &paths {
-            let at_commit = session.store.read_file(&target.to_string(), path)?;
-            let before = match &parent {
-                Some(p) => session.store.read_file(p, path)?,
-                None => None,
-            };
-            let now_bytes = files.read(path)?.map(std::borrow::Cow::into_owned);
-            let merged = merge_file(
-                path,
-                at_commit.as_deref(),
-                now_bytes.as_deref(),
-                before.as_deref(),
-                resolution,
-            );
-            if resolution == Resolution::Refuse && !merged.conflicts.is_empty() {
-                conflicts_left.extend(merged.conflicts.iter().cloned());
-            }
-            outcome.conflicts.extend(merged.conflicts);
-            if merged.content != now_bytes {
-                outcome.page_changes.push(FileChange {
-                    path: path.clone(),
-                    before: now_bytes,
-                    after: merged.content,
-                    blob: None,
-                });
-            }
-        }
-        if !conflicts_left.is_empty() {
-            let mut pages: Vec<String> = Vec::new();
-            for c in &conflicts_left {
-                let item = format!("{} ({})", c.path, c.detail);
-                if !pages.contains(&item) {
-                    pages.push(item);
-                }
-            }
-            return Err(Error::Refused(format!(
-                "cannot roll back {short}: later commits changed the same lines in {}; pass --force to restore them as they were before {short}, or --keep-later to keep the later changes",
-                pages.join(", ")
-            )));
-        }
+        undo_paths(
+            session,
+            target,
+            parent.as_deref(),
+            &paths,
+            files.as_ref(),
+            resolution,
+            &mut outcome,
+        )?;
         // Rolling back twice is a no-op: nothing to undo, nothing compiled or committed.
         if outcome.page_changes.is_empty() {
             outcome.no_change = Some(no_change_reason(session, &info, &paths, tip)?);
@@ -241,37 +210,17 @@ pub fn rollback(
         let Some(lock) = &lock else {
             return Ok(outcome);
         };
-        let changes: Vec<Change> = outcome
-            .page_changes
-            .iter()
-            .chain(&outcome.compile_changes)
-            .map(|c| Change {
-                path: c.path.clone(),
-                content: c.after.clone(),
-                blob: c.blob,
-            })
-            .collect();
-        let mut trailers = vec![
-            ("Wiki-Op".to_string(), "rollback".to_string()),
-            ("Wiki-Rollback".to_string(), target.to_string()),
-        ];
-        for c in &outcome.page_changes {
-            trailers.push(("Wiki-Page".to_string(), c.path.clone()));
-        }
-        trailers.push(("Wiki-Agent".to_string(), session.agent.clone()));
-        // What the rollback read of the files it replaces: a hand edit made since is not
-        // written over (the store refuses, and the rollback runs again on the new bytes).
+        let changes = rollback_changes(&outcome);
         let read = files.read_state(&mut changes.iter().map(|c| c.path.as_str()));
-        let req = CommitRequest {
-            target: session.target.clone(),
-            changes: &changes,
-            subject: format!("Roll back {short}: {}", info.subject),
-            body: None,
-            trailers,
-            expected_parent: base,
-            create_from: None,
-            read: Some(&read),
-        };
+        let req = rollback_request(
+            session,
+            target,
+            &outcome,
+            &changes,
+            &read,
+            base,
+            &info.subject,
+        );
         match session.commit(lock, &req) {
             // A file edited by hand after the ref moved (`done.kept`) was left as the person
             // saved it: the next command records that edit on top of the rollback.
@@ -288,6 +237,109 @@ pub fn rollback(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The files a rollback commits: the restored pages, then what compile changed.
+fn rollback_changes(outcome: &RollbackOutcome) -> Vec<Change> {
+    outcome
+        .page_changes
+        .iter()
+        .chain(&outcome.compile_changes)
+        .map(|c| Change {
+            path: c.path.clone(),
+            content: c.after.clone(),
+            blob: c.blob,
+        })
+        .collect()
+}
+
+/// The commit of a rollback of `target` (subject `subject`) on `base`. `read` is what
+/// the rollback read of the files it replaces: a hand edit made since is not written over (the
+/// store refuses, and the rollback runs again on the new bytes).
+fn rollback_request<'a>(
+    session: &Session,
+    target: ObjectId,
+    outcome: &RollbackOutcome,
+    changes: &'a [Change],
+    read: &'a wiki_store::ReadState,
+    base: Option<ObjectId>,
+    subject: &str,
+) -> CommitRequest<'a> {
+    let mut trailers = vec![
+        ("Wiki-Op".to_string(), "rollback".to_string()),
+        ("Wiki-Rollback".to_string(), target.to_string()),
+    ];
+    for c in &outcome.page_changes {
+        trailers.push(("Wiki-Page".to_string(), c.path.clone()));
+    }
+    trailers.push(("Wiki-Agent".to_string(), session.agent.clone()));
+    CommitRequest {
+        target: session.target.clone(),
+        changes,
+        subject: format!("Roll back {}: {subject}", short_id(&target)),
+        body: None,
+        trailers,
+        expected_parent: base,
+        create_from: None,
+        read: Some(read),
+    }
+}
+
+/// Undo the changes of commit `target` (whose first parent is `parent`) to `paths` in `files`:
+/// each file is merged back ([`merge_file`]) into `outcome.page_changes` and
+/// `outcome.conflicts`. With [`Resolution::Refuse`], a conflict refuses the whole rollback.
+fn undo_paths(
+    session: &Session,
+    target: ObjectId,
+    parent: Option<&str>,
+    paths: &[String],
+    files: &dyn VaultFiles,
+    resolution: Resolution,
+    outcome: &mut RollbackOutcome,
+) -> Result<()> {
+    let short = short_id(&target);
+    let mut conflicts_left = Vec::new();
+    for path in paths {
+        let at_commit = session.store.read_file(&target.to_string(), path)?;
+        let before = match parent {
+            Some(p) => session.store.read_file(p, path)?,
+            None => None,
+        };
+        let now_bytes = files.read(path)?.map(std::borrow::Cow::into_owned);
+        let merged = merge_file(
+            path,
+            at_commit.as_deref(),
+            now_bytes.as_deref(),
+            before.as_deref(),
+            resolution,
+        );
+        if resolution == Resolution::Refuse && !merged.conflicts.is_empty() {
+            conflicts_left.extend(merged.conflicts.iter().cloned());
+        }
+        outcome.conflicts.extend(merged.conflicts);
+        if merged.content != now_bytes {
+            outcome.page_changes.push(FileChange {
+                path: path.clone(),
+                before: now_bytes,
+                after: merged.content,
+                blob: None,
+            });
+        }
+    }
+    if conflicts_left.is_empty() {
+        return Ok(());
+    }
+    let mut pages: Vec<String> = Vec::new();
+    for c in &conflicts_left {
+        let item = format!("{} ({})", c.path, c.detail);
+        if !pages.contains(&item) {
+            pages.push(item);
+        }
+    }
+    Err(Error::Refused(format!(
+        "cannot roll back {short}: later commits changed the same lines in {}; pass --force to restore them as they were before {short}, or --keep-later to keep the later changes",
+        pages.join(", ")
+    )))
 }
 
 /// Why rolling back the commit `info` (whose non-generated changed files are `paths`) finds

@@ -252,25 +252,17 @@ impl Compiler for DigestCompiler {
             // An agent's branch read from git: its own parse cache.
             _ => base.parse_cache_vault().map(std::path::Path::to_path_buf),
         };
-        let changes = match cache_home {
-            // A dry run writes nothing, the parse cache included: it only reads it.
-            Some(dir) if self.keep_before => {
-                let save = false;
-                let (result, ()) = wiki_digest::compile::compile_in_vault_with(
-                    &snap,
-                    &opts,
-                    &dir,
-                    true,
-                    save,
-                    "wiki apply",
-                    |_| (),
-                );
-                result.changes
-            }
-            Some(dir) => {
-                wiki_digest::compile::compile_in_vault_saving_aside(snap, &opts, &dir, "wiki apply")
-            }
-            _ => wiki_digest::compile(&snap, &opts).changes,
+        if let Some(dir) = &cache_home {
+            // A previous save aside writes the cache file this compile may read.
+            wiki_digest::compile::finish_saving_aside();
+            opts = opts.with_parse_cache(dir, true);
+        }
+        let result = wiki_digest::compile(&snap, &opts);
+        // A dry run writes nothing, the parse cache included: it only reads it.
+        let changes = if self.keep_before {
+            result.changes
+        } else {
+            result.save_parse_cache_aside(snap, "wiki apply")
         };
         trace.phase("compile: compile and parse cache");
         let out = changes

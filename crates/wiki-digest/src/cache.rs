@@ -22,7 +22,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use wiki_parse::time::{AGING_DAYS, STALE_DAYS, parse_timestamp_ms};
 use wiki_parse::{PageError, PageInfo};
 
 use crate::compile::CompileOptions;
@@ -34,7 +33,6 @@ use wiki_vault::snapshot::Snapshot;
 pub const FORMAT: u32 = 1;
 /// Cache file, vault-relative.
 pub const CACHE_PATH: &str = ".openclaw-wiki/tmp/compile-cache.json";
-const DAY_MS: i64 = 86_400_000;
 
 /// What the cache file holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,48 +96,6 @@ pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileO
     wiki_parse::slug::sha1_hex(&text)
 }
 
-/// The clock window `[from, until)` around `now_ms` in which no freshness level of `pages`
-/// changes.
-pub fn validity(pages: &[PageInfo], now_ms: i64) -> (i64, i64) {
-    validity_of(&pages.iter().collect::<Vec<_>>(), now_ms)
-}
-
-/// [`validity`] over page references, in parallel (every timestamp of a vault is parsed: a
-/// minimum and a maximum, so the result does not depend on how the work is split).
-pub fn validity_of(pages: &[&PageInfo], now_ms: i64) -> (i64, i64) {
-    use rayon::prelude::*;
-    pages
-        .par_iter()
-        .with_min_len(256)
-        .map(|p| page_validity(p, now_ms))
-        .reduce(|| (i64::MIN, i64::MAX), |a, b| (a.0.max(b.0), a.1.min(b.1)))
-}
-
-fn page_validity(p: &PageInfo, now_ms: i64) -> (i64, i64) {
-    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
-    let mut consider = |ts: Option<&str>| {
-        let Some(ms) = ts.and_then(parse_timestamp_ms) else {
-            return;
-        };
-        for days in [AGING_DAYS, STALE_DAYS] {
-            let t = ms.saturating_add(days * DAY_MS);
-            if t <= now_ms {
-                lo = lo.max(t);
-            } else {
-                hi = hi.min(t);
-            }
-        }
-    };
-    consider(p.summary.updated_at.as_deref());
-    for c in &p.summary.claims {
-        consider(c.updated_at.as_deref());
-        for e in &c.evidence {
-            consider(e.updated_at.as_deref());
-        }
-    }
-    (lo, hi)
-}
-
 fn cache_file(vault: &Path) -> PathBuf {
     vault.join(CACHE_PATH)
 }
@@ -165,7 +121,7 @@ pub fn entry(
     errors: &[PageError],
     now_ms: i64,
 ) -> CacheEntry {
-    let (valid_from, valid_until) = validity(pages, now_ms);
+    let (valid_from, valid_until) = wiki_parse::health::validity(pages, now_ms);
     CacheEntry {
         tool: tool_id(),
         key,
@@ -212,25 +168,4 @@ pub fn record(
 /// Remove the cache entry (used when a compile could not commit).
 pub fn clear(vault: &Path) {
     let _ = std::fs::remove_file(cache_file(vault));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn window_brackets_now() {
-        let page = wiki_parse::parse_page(
-            "entities/a.md",
-            b"---\nupdatedAt: 2026-03-01T00:00:00.000Z\nclaims:\n  - text: x\n    evidence:\n      - updatedAt: 2026-01-01T00:00:00.000Z\n---\n",
-        )
-        .unwrap();
-        let now = parse_timestamp_ms("2026-04-05T12:00:00Z").unwrap();
-        let (lo, hi) = validity(std::slice::from_ref(&page.info), now);
-        // 2026-03-01 + 30d = 2026-03-31 (passed); 2026-01-01 + 90d = 2026-04-01 (passed);
-        // next: 2026-03-01 + 90d = 2026-05-30.
-        assert_eq!(lo, parse_timestamp_ms("2026-04-01T00:00:00Z").unwrap());
-        assert_eq!(hi, parse_timestamp_ms("2026-05-30T00:00:00Z").unwrap());
-        assert_eq!(validity(&[], now), (i64::MIN, i64::MAX));
-    }
 }

@@ -13,7 +13,8 @@
 //! 4. `agent-digest.json` and `claims.jsonl` ([`crate::digest`]);
 //! 5. `index.md` and the five `<dir>/index.md` ([`crate::index`]).
 //!
-//! [`compile_cached`] gives the same result while skipping work the parse cache
+//! With the vault's parse cache ([`CompileOptions::parse_cache`]) a compile gives the same
+//! result while skipping work the parse cache
 //! (`.openclaw-wiki/tmp/parse-cache.bin`, [`wiki_vault::pagecache`]) proves unnecessary: pages
 //! whose path and blob id it holds are not parsed again; while every page's link-graph fields
 //! are unchanged, only edited pages whose Related block is not the recorded one get it
@@ -21,7 +22,9 @@
 //! not rendered; and `agent-digest.json` / `claims.jsonl` keep the objects and lines of unchanged
 //! pages ([`crate::reuse`]). Each shortcut is taken only when the files on disk are exactly those
 //! the recorded compile left (checksums) and the clock is inside its freshness window; otherwise
-//! that part is computed in full. Tests compare every shortcut with a cache-free compile.
+//! that part is computed in full. Tests compare every shortcut with a cache-free compile. The
+//! result saves the cache for the next run ([`CompileResult::save_parse_cache`] and its
+//! variants, which overlap the save with the caller's commit).
 //!
 //! Every file is rendered and compared with its current bytes; only differences are returned,
 //! in write order (related pages in title order, dashboards, indexes, then the derived
@@ -32,6 +35,8 @@
 // foldhash: these maps are keyed by the 10,000 page paths of a large vault and never iterated
 // in an order that reaches the output.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use wiki_parse::layout::{AGENT_DIGEST_PATH, CLAIMS_PATH, RenderMode};
@@ -68,6 +73,25 @@ pub struct CompileOptions {
     /// and extracting them from megabytes of rows is work for nothing. Such pages are marked [`PageInfo::links_omitted`]; a compile that records links
     /// parses them again.
     pub report_links: bool,
+    /// The parse cache to reuse (default: none, every page is parsed).
+    pub parse_cache: ParseCacheUse,
+}
+
+/// Which parse cache a compile reuses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ParseCacheUse {
+    /// None: every page is parsed, and the result saves nothing.
+    #[default]
+    Off,
+    /// The parse cache of the vault at `dir` (the one the snapshot loaded, else its branch's
+    /// file), unless `reuse` is false (`wiki compile --force`: nothing is reused); the result
+    /// can save the refreshed cache there.
+    Vault {
+        /// The vault directory.
+        dir: std::path::PathBuf,
+        /// Whether cached pages are reused.
+        reuse: bool,
+    },
 }
 
 impl CompileOptions {
@@ -79,7 +103,17 @@ impl CompileOptions {
             backlinks: true,
             dashboards: true,
             report_links: true,
+            parse_cache: ParseCacheUse::Off,
         }
+    }
+
+    /// These options with the parse cache of the vault at `dir` ([`ParseCacheUse::Vault`]).
+    pub fn with_parse_cache(mut self, dir: &std::path::Path, reuse: bool) -> CompileOptions {
+        self.parse_cache = ParseCacheUse::Vault {
+            dir: dir.to_path_buf(),
+            reuse,
+        };
+        self
     }
 
     /// These options with the OpenClaw config's render settings applied.
@@ -160,6 +194,9 @@ pub struct CompileResult {
     /// pages whose Related block was rewritten, dashboards); the cache's hits have none (their
     /// entries are copied when it is saved).
     pub layouts: HashMap<String, TextLayout>,
+    /// The vault directory and the parse cache this compile read ([`ParseCacheUse::Vault`]):
+    /// what [`CompileResult::save_parse_cache`] refreshes.
+    pub parse_cache: Option<(std::path::PathBuf, Arc<ParseCache>)>,
 }
 
 impl CompileResult {
@@ -174,24 +211,38 @@ impl CompileResult {
     }
 }
 
-/// Compile a snapshot (parses its pages first; see [`compile_parsed`]).
+/// Compile a snapshot: the one entry point (see the module docs). With
+/// [`CompileOptions::parse_cache`], the parsed pages of the vault's parse cache whose path and
+/// blob id match are reused (the result is the same; only work is skipped); save the refreshed
+/// cache with [`CompileResult::save_parse_cache`] or its variants.
 pub fn compile(snapshot: &Snapshot, opts: &CompileOptions) -> CompileResult {
-    compile_cached(snapshot, opts, &ParseCache::empty())
+    let cache = match &opts.parse_cache {
+        ParseCacheUse::Off => None,
+        ParseCacheUse::Vault { dir, reuse } => {
+            let cache = match (reuse, snapshot.parse_cache()) {
+                (false, _) => Arc::new(ParseCache::empty()),
+                (true, Some(cache)) => Arc::clone(cache),
+                (true, None) => Arc::new(ParseCache::load_for(dir, snapshot.parse_cache_agent())),
+            };
+            Some((dir.clone(), cache))
+        }
+    };
+    let mut result = match &cache {
+        Some((_, cache)) => compile_cached(snapshot, opts, cache),
+        None => compile_cached(snapshot, opts, &ParseCache::empty()),
+    };
+    result.parse_cache = cache;
+    result
 }
 
-/// [`compile`], reusing the parsed pages of `cache` whose path and blob id match (the result is
-/// the same; only work is skipped). Save the cache for the next run with [`save_parse_cache`].
+/// [`compile`] reusing `cache`.
 ///
 /// Besides parsing, the cache saves the Related phase: every cached page carries the Related
 /// block computed for the link graph of the run that saved it (a page's graph fields: path,
 /// kind, title, id, `sourceIds`, links), and Related blocks depend on nothing else. When every
 /// page's graph fields are those the cache recorded (same pages, same render mode), only the
 /// pages the cache did not know (edited or new) get their Related block recomputed.
-pub fn compile_cached(
-    snapshot: &Snapshot,
-    opts: &CompileOptions,
-    cache: &ParseCache,
-) -> CompileResult {
+fn compile_cached(snapshot: &Snapshot, opts: &CompileOptions, cache: &ParseCache) -> CompileResult {
     let t = std::time::Instant::now();
     let (parsed, misses, unloaded) = snapshot.parse_for_compile_cached(cache, !opts.report_links);
     let t = trace("parse (pages)", t);
@@ -301,7 +352,7 @@ fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
         wiki_parse::markers::block_body(&page.text, &block),
     ) {
         (Some(sum), Some(body)) => {
-            wiki_vault::pagecache::checksum(body.as_bytes()) == sum
+            wiki_vault::checksum::checksum(body.as_bytes()) == sum
                 && replace_managed_block(&page.text, &block, body) == page.text
         }
         _ => false,
@@ -348,7 +399,7 @@ fn current_reports_checksum(
     let sync = snapshot.get(wiki_vault::snapshot::SOURCE_SYNC_PATH);
     crate::reuse::reports_checksum_with(files, sync, tag, |path, bytes| {
         if changed.contains(path) {
-            return wiki_vault::pagecache::checksum(bytes);
+            return wiki_vault::checksum::checksum(bytes);
         }
         let lock = || {
             sums.lock()
@@ -357,7 +408,7 @@ fn current_reports_checksum(
         if let Some(sum) = lock().get(path) {
             return *sum;
         }
-        let sum = wiki_vault::pagecache::checksum(bytes);
+        let sum = wiki_vault::checksum::checksum(bytes);
         lock().insert(path.to_string(), sum);
         sum
     })
@@ -555,66 +606,77 @@ fn same_graph(a: &PageInfo, b: &PageInfo) -> bool {
             .all(|(x, y)| x.target == y.target && x.kind == y.kind && x.resolved == y.resolved)
 }
 
-/// [`compile_cached`] with the parse cache of the vault at `vault_dir`: read it (unless `reuse`
-/// is false, e.g. `wiki compile --force`), compile, and save it for the next run. A cache that
-/// cannot be saved only costs time later: `program` warns about it on stderr.
-pub fn compile_in_vault(
-    snapshot: &Snapshot,
-    opts: &CompileOptions,
-    vault_dir: &std::path::Path,
-    reuse: bool,
-    program: &str,
-) -> CompileResult {
-    compile_in_vault_with(snapshot, opts, vault_dir, reuse, true, program, |_| ()).0
-}
-
-/// [`compile_in_vault`], running `meanwhile` on the result (a compile's commit) while the parse
-/// cache is saved on another thread (the commit mostly waits for the file system). Without `save` (`wiki compile
-/// --check`, which writes nothing), the cache is only read.
-pub fn compile_in_vault_with<T>(
-    snapshot: &Snapshot,
-    opts: &CompileOptions,
-    vault_dir: &std::path::Path,
-    reuse: bool,
-    save: bool,
-    program: &str,
-    meanwhile: impl FnOnce(&CompileResult) -> T,
-) -> (CompileResult, T) {
-    let loaded;
-    let cache: &ParseCache = match (reuse, snapshot.parse_cache()) {
-        (false, _) => {
-            loaded = ParseCache::empty();
-            &loaded
-        }
-        (true, Some(cache)) => cache,
-        (true, None) => {
-            loaded = ParseCache::load_for(vault_dir, snapshot.parse_cache_agent());
-            &loaded
-        }
-    };
-    let result = compile_cached(snapshot, opts, cache);
-    if !save {
-        let out = meanwhile(&result);
-        return (result, out);
+impl CompileResult {
+    /// Save the parse cache this compile read ([`ParseCacheUse::Vault`]) for the next run:
+    /// the next compile of the resulting files parses only what changed (see
+    /// [`wiki_vault::pagecache`]). `snapshot` is the one compiled (the stat data of the pages it
+    /// read from disk unchanged is recorded). A cache that cannot be saved only costs time
+    /// later: `program` warns about it on stderr. Nothing to do without a parse cache.
+    pub fn save_parse_cache(&self, snapshot: &Snapshot, program: &str) {
+        self.save_parse_cache_while(snapshot, program, |_| ());
     }
-    let out = std::thread::scope(|scope| {
-        let result = &result;
-        let save = move || {
-            let phase = "save parse cache";
-            save_parse_cache_or_warn(vault_dir, result, cache, snapshot, program, phase);
+
+    /// [`CompileResult::save_parse_cache`] on another thread while `meanwhile` runs on the
+    /// result (a compile's commit, which mostly waits for the file system).
+    pub fn save_parse_cache_while<T>(
+        &self,
+        snapshot: &Snapshot,
+        program: &str,
+        meanwhile: impl FnOnce(&CompileResult) -> T,
+    ) -> T {
+        let Some((dir, cache)) = &self.parse_cache else {
+            return meanwhile(self);
         };
-        let spawned = std::thread::Builder::new()
+        std::thread::scope(|scope| {
+            let save = move || {
+                let phase = "save parse cache";
+                save_parse_cache_or_warn(dir, self, cache, snapshot, program, phase);
+            };
+            let spawned = std::thread::Builder::new()
+                .name("parse-cache-save".into())
+                .spawn_scoped(scope, save);
+            if spawned.is_err() {
+                save();
+            }
+            meanwhile(self)
+        })
+    }
+
+    /// For a command that commits the changes next (an operation): the changes at once, the
+    /// parse cache saved on another thread meanwhile, beside the commit's writing.
+    /// [`finish_saving_aside`] waits for the save (before the vault lock is released); a later
+    /// call waits for the previous save first.
+    pub fn save_parse_cache_aside(
+        mut self,
+        snapshot: Snapshot,
+        program: &'static str,
+    ) -> Vec<Change> {
+        finish_saving_aside();
+        let changes = std::mem::take(&mut self.changes);
+        let Some((dir, cache)) = self.parse_cache.take() else {
+            return changes;
+        };
+        let save = move || {
+            let phase = "save parse cache (aside)";
+            save_parse_cache_or_warn(&dir, &self, &cache, &snapshot, program, phase);
+        };
+        match std::thread::Builder::new()
             .name("parse-cache-save".into())
-            .spawn_scoped(scope, save);
-        if spawned.is_err() {
-            save();
+            .spawn(save)
+        {
+            Ok(handle) => {
+                let mut slot = PENDING_SAVE
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                *slot = Some(handle);
+            }
+            Err(e) => wiki_cli::warn(program, &format!("cannot write the parse cache: {e}")),
         }
-        meanwhile(result)
-    });
-    (result, out)
+        changes
+    }
 }
 
-/// [`save_parse_cache`], traced as `phase`; a failure is only a warning of `program` (a cache
+/// [`write_parse_cache`], traced as `phase`; a failure is only a warning of `program` (a cache
 /// that cannot be saved costs time later, nothing else).
 fn save_parse_cache_or_warn(
     vault_dir: &std::path::Path,
@@ -625,58 +687,17 @@ fn save_parse_cache_or_warn(
     phase: &str,
 ) {
     let t = std::time::Instant::now();
-    if let Err(e) = save_parse_cache(vault_dir, result, cache, snapshot) {
+    if let Err(e) = write_parse_cache(vault_dir, result, cache, snapshot) {
         wiki_cli::warn(program, &format!("cannot write the parse cache: {e}"));
     }
     trace(phase, t);
 }
 
-/// The parse-cache save of [`compile_in_vault_saving_aside`], running on its own thread.
+/// The parse-cache save of [`CompileResult::save_parse_cache_aside`], running on its own thread.
 static PENDING_SAVE: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
     std::sync::Mutex::new(None);
 
-/// [`compile_in_vault`] (reusing the parse cache) for a command that commits the result next (an
-/// operation): the changes are returned at once and the parse cache is saved on another thread
-/// meanwhile, beside the commit's writing.
-/// [`finish_saving_aside`] waits for the save (before the vault lock is released); a later call
-/// waits for the previous save first.
-pub fn compile_in_vault_saving_aside(
-    snapshot: Snapshot,
-    opts: &CompileOptions,
-    vault_dir: &std::path::Path,
-    program: &'static str,
-) -> Vec<Change> {
-    finish_saving_aside();
-    let cache = match snapshot.parse_cache() {
-        Some(cache) => std::sync::Arc::clone(cache),
-        None => std::sync::Arc::new(ParseCache::load_for(
-            vault_dir,
-            snapshot.parse_cache_agent(),
-        )),
-    };
-    let mut result = compile_cached(&snapshot, opts, &cache);
-    let changes = std::mem::take(&mut result.changes);
-    let vault_dir = vault_dir.to_path_buf();
-    let save = move || {
-        let phase = "save parse cache (aside)";
-        save_parse_cache_or_warn(&vault_dir, &result, &cache, &snapshot, program, phase);
-    };
-    match std::thread::Builder::new()
-        .name("parse-cache-save".into())
-        .spawn(save)
-    {
-        Ok(handle) => {
-            let mut slot = PENDING_SAVE
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            *slot = Some(handle);
-        }
-        Err(e) => wiki_cli::warn(program, &format!("cannot write the parse cache: {e}")),
-    }
-    changes
-}
-
-/// Wait for the parse-cache save [`compile_in_vault_saving_aside`] started, if any.
+/// Wait for the parse-cache save [`CompileResult::save_parse_cache_aside`] started, if any.
 pub fn finish_saving_aside() {
     let handle = PENDING_SAVE
         .lock()
@@ -688,11 +709,9 @@ pub fn finish_saving_aside() {
     }
 }
 
-/// Write the parse cache of the vault at `vault_dir` from a compile result: the next compile of
-/// the resulting files parses only what changed (see [`wiki_vault::pagecache`]). `prev` is the
-/// cache the compile read (unchanged pages are copied from it); `snapshot` the files compiled
-/// (the stat data of the pages it read from disk unchanged is recorded).
-pub fn save_parse_cache(
+/// Write the parse cache of the vault at `vault_dir` from a compile result. `prev` is the
+/// cache the compile read (unchanged pages are copied from it).
+fn write_parse_cache(
     vault_dir: &std::path::Path,
     result: &CompileResult,
     prev: &ParseCache,
@@ -714,16 +733,6 @@ pub fn save_parse_cache(
         prev,
         |path, blob| snapshot.settled_stat(path, blob),
     )
-}
-
-/// Compile a snapshot whose pages the caller already parsed (with [`Snapshot::parse`]), so
-/// callers that also need the pages (lint) parse only once.
-pub fn compile_parsed(
-    snapshot: &Snapshot,
-    parsed: VaultPages,
-    opts: &CompileOptions,
-) -> CompileResult {
-    compile_inner(snapshot, parsed, opts, Incremental::default())
 }
 
 /// The compile, skipping what `inc` says is current (see [`compile_cached`]).
@@ -863,6 +872,7 @@ fn compile_inner(
         backlinks: opts.backlinks,
         layouts,
         recorded,
+        parse_cache: None,
     }
 }
 
@@ -1168,7 +1178,7 @@ fn digest_outputs(
         .then(|| {
             // Checksums of the outputs (unless computed as the files were spliced), and the
             // clock window: side by side.
-            use wiki_vault::pagecache::block_checksum;
+            use wiki_vault::checksum::block_checksum;
             let ((digest, claims), window) = rayon::join(
                 || {
                     rayon::join(
@@ -1179,7 +1189,7 @@ fn digest_outputs(
                         },
                     )
                 },
-                || crate::cache::validity_of(order, now_ms),
+                || wiki_parse::health::validity_of(order, now_ms),
             );
             crate::reuse::Recorded {
                 digest,
@@ -1350,7 +1360,7 @@ fn trace(phase: &str, since: std::time::Instant) -> std::time::Instant {
 /// pages keep their digest object and claim lines, the others are rendered (see
 /// [`crate::reuse`]). `None` when the old files do not have the expected shape; `claims.jsonl`
 /// is `None` when it does not change (the lines to remove are the lines to add). Each file
-/// comes with its [`wiki_vault::pagecache::block_checksum`] when it was computed on the way.
+/// comes with its [`wiki_vault::checksum::block_checksum`] when it was computed on the way.
 #[allow(clippy::too_many_arguments)]
 fn reuse_digest(
     snapshot: &Snapshot,
@@ -1460,7 +1470,7 @@ fn reuse_digest(
     Some((agent, claims))
 }
 
-/// A compiled file and, when known, its [`wiki_vault::pagecache::block_checksum`].
+/// A compiled file and, when known, its [`wiki_vault::checksum::block_checksum`].
 type Summed = (Vec<u8>, Option<u64>);
 
 fn yaml_str(s: &str) -> Yaml {

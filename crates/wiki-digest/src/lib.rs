@@ -56,10 +56,7 @@ pub mod reports;
 pub mod reuse;
 pub mod shards;
 
-pub use compile::{
-    CompileOptions, CompileResult, RenderConfig, compile, compile_cached, compile_in_vault,
-    compile_in_vault_with, compile_parsed, save_parse_cache,
-};
+pub use compile::{CompileOptions, CompileResult, ParseCacheUse, RenderConfig, compile};
 pub use context::VaultContext;
 pub use pages::PageCounts;
 

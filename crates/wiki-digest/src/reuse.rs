@@ -29,9 +29,9 @@ use crate::reports::Clusters;
 /// What the last compile recorded about the files it wrote (kept in the parse cache's label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Recorded {
-    /// [`wiki_vault::pagecache::block_checksum`] of `agent-digest.json`.
+    /// [`wiki_vault::checksum::block_checksum`] of `agent-digest.json`.
     pub digest: u64,
-    /// [`wiki_vault::pagecache::block_checksum`] of `claims.jsonl`.
+    /// [`wiki_vault::checksum::block_checksum`] of `claims.jsonl`.
     pub claims: u64,
     /// Clock window `[from, until)` (ms) in which no freshness level changes.
     pub window: (i64, i64),
@@ -50,7 +50,7 @@ pub fn reports_checksum<'a>(
     tag: &str,
 ) -> u64 {
     reports_checksum_with(reports, source_sync, tag, |_, b| {
-        wiki_vault::pagecache::checksum(b)
+        wiki_vault::checksum::checksum(b)
     })
 }
 
@@ -73,7 +73,7 @@ pub fn reports_checksum_with<'a>(
         + reports.iter().map(|(p, _)| p.len() + 1 + 16).sum::<usize>()
         + 1
         + source_sync.len();
-    let mut sum = wiki_vault::pagecache::Checksum::new(total);
+    let mut sum = wiki_vault::checksum::Checksum::new(total);
     sum.update(tag.as_bytes());
     sum.update(&[0]);
     for ((path, bytes), file_sum) in reports.iter().zip(sums) {
@@ -115,7 +115,7 @@ impl Recorded {
 
     /// Whether `digest` and `claims` are the recorded files and `now_ms` is inside the window.
     pub fn matches(&self, digest: &[u8], claims: &[u8], now_ms: i64) -> bool {
-        use wiki_vault::pagecache::block_checksum;
+        use wiki_vault::checksum::block_checksum;
         // Both files hashed side by side, block by block (30 MB at 10,000 pages, on an
         // operation's path).
         self.window.0 <= now_ms && now_ms < self.window.1 && {
@@ -295,7 +295,7 @@ fn pages_open(digest: &[u8]) -> Option<usize> {
 /// objects of the pages in `replace` (`(path, new object text)`) swapped in place, when `old`
 /// has the shape compile writes, holds exactly `page_count` page objects and one object for
 /// every path of `replace`; `None` otherwise. Written into `buffer` ([`concat_summed`]), with
-/// its [`wiki_vault::pagecache::block_checksum`].
+/// its [`wiki_vault::checksum::block_checksum`].
 ///
 /// With the same number of pages, and every page either in `replace` (found in `old`) or known
 /// to be in `old` (a parse-cache hit of the compile that wrote it), the two page sets are equal
@@ -356,12 +356,12 @@ pub fn replace_chunks(
     Some(concat_summed(&pieces, buffer))
 }
 
-/// The concatenation of `pieces` and its [`wiki_vault::pagecache::block_checksum`]: written
+/// The concatenation of `pieces` and its [`wiki_vault::checksum::block_checksum`]: written
 /// into `buffer` (grown as needed), block by block on
 /// both cores, each block summed while in cache.
 pub fn concat_summed(pieces: &[&[u8]], buffer: Vec<u8>) -> (Vec<u8>, u64) {
     use rayon::prelude::*;
-    use wiki_vault::pagecache::{CHECKSUM_BLOCK, checksum, combine_block_checksums};
+    use wiki_vault::checksum::{CHECKSUM_BLOCK, checksum, combine_block_checksums};
     // Where each piece starts in the output.
     let mut starts = Vec::with_capacity(pieces.len());
     let mut len = 0;
@@ -417,7 +417,7 @@ pub fn same_lines(a: &[String], b: &[String]) -> bool {
 /// Bytes, not text: `old` is the file the last compile wrote (its checksum matched), so only the
 /// few lines a binary search compares are checked, not the whole file (~12 MB at 10,000 pages),
 /// and the lines that stay are copied in runs, not compared one by one. With the file, its
-/// [`wiki_vault::pagecache::block_checksum`] ([`concat_summed`]).
+/// [`wiki_vault::checksum::block_checksum`] ([`concat_summed`]).
 pub fn splice_lines(old: &[u8], remove: &[String], mut add: Vec<String>) -> Option<(Vec<u8>, u64)> {
     let body = old.strip_suffix(b"\n")?;
     // Where each line starts, and one past its end (the `\n` or the end of `body`).
@@ -501,7 +501,7 @@ mod tests {
     /// [`splice_lines`]'s file, after checking the checksum that comes with it.
     fn splice(old: &[u8], remove: &[String], add: Vec<String>) -> Option<Vec<u8>> {
         let (bytes, sum) = splice_lines(old, remove, add)?;
-        assert_eq!(sum, wiki_vault::pagecache::block_checksum(&bytes));
+        assert_eq!(sum, wiki_vault::checksum::block_checksum(&bytes));
         Some(bytes)
     }
 
@@ -509,7 +509,7 @@ mod tests {
     /// concatenation, with its block checksum, into buffers shorter and longer than it.
     #[test]
     fn concat_summed_is_the_concatenation_and_its_block_checksum() {
-        use wiki_vault::pagecache::{CHECKSUM_BLOCK, block_checksum};
+        use wiki_vault::checksum::{CHECKSUM_BLOCK, block_checksum};
         let data: Vec<u8> = (0..3 * CHECKSUM_BLOCK)
             .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
             .collect();
@@ -650,7 +650,7 @@ mod tests {
 
     #[test]
     fn reports_checksum_is_the_checksum_of_the_concatenation() {
-        use wiki_vault::pagecache::checksum;
+        use wiki_vault::checksum::checksum;
         let files: Vec<(&str, &[u8])> = vec![
             ("reports/a.md", b"# A\n".as_slice()),
             ("reports/b.md", &[7u8; 100]),

@@ -3,13 +3,15 @@
 //! compile, one compare-and-swap commit, retried when another writer moved the branch), with the
 //! import's subject and trailers; plus the local operation log.
 
+use std::cell::Cell;
 use std::io::Write;
 use std::path::Path;
 
 use serde_json::Value;
 use wiki_apply::edit::FileChange;
+use wiki_apply::files::VaultFiles;
 use wiki_apply::session::{
-    self, Batch, BatchOptions, Committed, DigestCompiler, NoCompile, Session,
+    self, Batch, BatchOptions, Committed, Compiler, DigestCompiler, NoCompile, Session,
 };
 use wiki_cli::CliError;
 
@@ -35,6 +37,30 @@ pub enum Compile<'a> {
     When(&'a std::cell::Cell<bool>),
 }
 
+/// A compiler that runs only when a flag set by the batch says so (the post-import refresh of
+/// §11.5: nothing imported, updated or removed and every index present → no compile).
+pub struct OnlyIf<'a> {
+    /// The compiler to run.
+    pub inner: &'a dyn Compiler,
+    /// Whether to run it.
+    pub flag: &'a Cell<bool>,
+}
+
+impl Compiler for OnlyIf<'_> {
+    fn compile(
+        &self,
+        files: &dyn VaultFiles,
+        changes: &[FileChange],
+        now: &str,
+    ) -> wiki_apply::error::Result<Vec<FileChange>> {
+        if self.flag.get() {
+            self.inner.compile(files, changes, now)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+}
+
 /// Make `batch` one commit on the session's branch.
 pub fn run(
     session: &Session,
@@ -50,7 +76,7 @@ pub fn run(
         Compile::Always => &digest,
         Compile::Never => &NoCompile,
         Compile::When(flag) => {
-            only_if = crate::sync::OnlyIf {
+            only_if = OnlyIf {
                 inner: &digest,
                 flag,
             };

@@ -21,7 +21,7 @@ use yaml_serde::Mapping;
 use wiki_apply::edit::FileChange;
 use wiki_apply::error::Result;
 use wiki_apply::files::VaultFiles;
-use wiki_apply::session::{Batch, Compiler};
+use wiki_apply::session::Batch;
 
 use crate::problem::Problem;
 use crate::render::{self, s};
@@ -425,30 +425,6 @@ impl Batch for SyncBatch<'_> {
             })
             .collect();
         crate::commit::message(self.op, subject, &changes, compiled, &[], agent)
-    }
-}
-
-/// A compiler that runs only when a flag set by the batch says so (the post-import refresh of
-/// §11.5: nothing imported, updated or removed and every index present → no compile).
-pub struct OnlyIf<'a> {
-    /// The compiler to run.
-    pub inner: &'a dyn Compiler,
-    /// Whether to run it.
-    pub flag: &'a Cell<bool>,
-}
-
-impl Compiler for OnlyIf<'_> {
-    fn compile(
-        &self,
-        files: &dyn VaultFiles,
-        changes: &[FileChange],
-        now: &str,
-    ) -> Result<Vec<FileChange>> {
-        if self.flag.get() {
-            self.inner.compile(files, changes, now)
-        } else {
-            Ok(Vec::new())
-        }
     }
 }
 

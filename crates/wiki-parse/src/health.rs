@@ -395,8 +395,72 @@ pub fn contradiction_clusters(pages: &[&PageInfo]) -> Vec<ContradictionCluster> 
     clusters
 }
 
+/// The clock window `[from, until)` around `now_ms` in which no freshness level of `pages`
+/// changes.
+pub fn validity(pages: &[PageInfo], now_ms: i64) -> (i64, i64) {
+    validity_of(&pages.iter().collect::<Vec<_>>(), now_ms)
+}
+
+/// [`validity`] over page references, in parallel (every timestamp of a vault is parsed: a
+/// minimum and a maximum, so the result does not depend on how the work is split).
+pub fn validity_of(pages: &[&PageInfo], now_ms: i64) -> (i64, i64) {
+    use rayon::prelude::*;
+    pages
+        .par_iter()
+        .with_min_len(256)
+        .map(|p| page_validity(p, now_ms))
+        .reduce(|| (i64::MIN, i64::MAX), |a, b| (a.0.max(b.0), a.1.min(b.1)))
+}
+
+fn page_validity(p: &PageInfo, now_ms: i64) -> (i64, i64) {
+    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+    let mut consider = |ts: Option<&str>| {
+        let Some(ms) = ts.and_then(time::parse_timestamp_ms) else {
+            return;
+        };
+        for days in [time::AGING_DAYS, time::STALE_DAYS] {
+            let t = ms.saturating_add(days * 86_400_000);
+            if t <= now_ms {
+                lo = lo.max(t);
+            } else {
+                hi = hi.min(t);
+            }
+        }
+    };
+    consider(p.summary.updated_at.as_deref());
+    for c in &p.summary.claims {
+        consider(c.updated_at.as_deref());
+        for e in &c.evidence {
+            consider(e.updated_at.as_deref());
+        }
+    }
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn window_brackets_now() {
+        let page = crate::parse_page(
+            "entities/a.md",
+            b"---\nupdatedAt: 2026-03-01T00:00:00.000Z\nclaims:\n  - text: x\n    evidence:\n      - updatedAt: 2026-01-01T00:00:00.000Z\n---\n",
+        )
+        .unwrap();
+        let now = crate::time::parse_timestamp_ms("2026-04-05T12:00:00Z").unwrap();
+        let (lo, hi) = super::validity(std::slice::from_ref(&page.info), now);
+        // 2026-03-01 + 30d = 2026-03-31 (passed); 2026-01-01 + 90d = 2026-04-01 (passed);
+        // next: 2026-03-01 + 90d = 2026-05-30.
+        assert_eq!(
+            lo,
+            crate::time::parse_timestamp_ms("2026-04-01T00:00:00Z").unwrap()
+        );
+        assert_eq!(
+            hi,
+            crate::time::parse_timestamp_ms("2026-05-30T00:00:00Z").unwrap()
+        );
+        assert_eq!(super::validity(&[], now), (i64::MIN, i64::MAX));
+    }
+
     #[test]
     fn sort_by_locale_is_sort_by_locale_cmp() {
         let words = [

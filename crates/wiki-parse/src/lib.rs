@@ -21,6 +21,7 @@
 
 pub mod frontmatter;
 pub mod health;
+pub mod kind;
 pub mod layout;
 pub mod links;
 pub mod markdown;
@@ -33,11 +34,11 @@ pub mod splice;
 pub mod time;
 pub mod vault;
 pub mod yaml;
-mod yaml_fast;
 
+pub use kind::PageKind;
 pub use links::{Link, LinkKind, LinkTargets};
 pub use model::{Claim, Evidence, PageSummary, PersonCard, Relationship};
 pub use page::{
     KeyLineMap, Page, PageError, PageFrontmatter, PageInfo, parse_frontmatter, parse_page,
 };
-pub use vault::{PageKind, VaultPages};
+pub use vault::VaultPages;

@@ -177,6 +177,11 @@ pub fn first_h1(text: &str) -> Option<String> {
         })
 }
 
+/// The 1-based line of byte `offset` in `bytes` (one more than the newlines before it).
+pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

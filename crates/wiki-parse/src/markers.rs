@@ -209,7 +209,7 @@ fn find_blocks_without_fences(text: &str, block: &Block) -> Vec<Span> {
             body_end: es,
             end: es + end_text.len(),
             has_heading,
-            start_line: crate::page::line_of_offset(text.as_bytes(), ls),
+            start_line: crate::markdown::line_of_offset(text.as_bytes(), ls),
         });
         from = (ee + 1).min(text.len());
     }

@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::Mapping;
 
 use crate::frontmatter;
+use crate::kind::PageKind;
 use crate::links::{self, Link};
-use crate::markdown;
+use crate::markdown::{self, line_of_offset};
 use crate::markers;
 use crate::model::{self, PageSummary};
 use crate::splice;
-use crate::vault::PageKind;
 use crate::yaml::{self, KeyLines};
 
 /// Pages larger than this are refused (a wiki page is prose, not a data dump).
@@ -298,11 +298,6 @@ pub fn hex_id<T>(raw: &[u8; 20], make: impl FnOnce(&str) -> T) -> T {
     }
     // (Hex digits: always UTF-8.)
     make(std::str::from_utf8(&buf).unwrap_or_default())
-}
-
-/// The 1-based line of byte `offset` in `bytes` (one more than the newlines before it).
-pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
-    memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count() + 1
 }
 
 /// The file name without `.md`.

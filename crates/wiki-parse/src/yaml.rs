@@ -13,6 +13,8 @@
 //! as the same string, double quotes otherwise) and keeps key order. Pages are only re-emitted when
 //! an operation changes their frontmatter; otherwise their bytes are left alone.
 
+mod fast;
+
 use yaml_serde::{Mapping, Value};
 
 /// How many collections (mappings and sequences, the root mapping included) frontmatter may nest:
@@ -39,7 +41,7 @@ pub fn parse_mapping(yaml: &str, first_line: usize) -> Result<Mapping, YamlError
     }
     // Plain block YAML (nearly every page) is read without libyaml's events; anything else,
     // errors included, goes to yaml_serde.
-    if let Some(map) = crate::yaml_fast::parse(yaml) {
+    if let Some(map) = fast::parse(yaml) {
         return Ok(map);
     }
     match yaml_serde::from_str::<Value>(yaml) {

@@ -324,16 +324,11 @@ fn vault_facts(
         status.render_mode = mode.as_str();
     }
     count_pages(&snapshot, status);
-    let opts = CompileOptions::new(ctx.now()?).with_render(RenderConfig::from_config(cfg));
-    let (result, ()) = wiki_digest::compile_in_vault_with(
-        &snapshot,
-        &opts,
-        ctx.root(),
-        true,
-        false,
-        "wiki status",
-        |_| (),
-    );
+    let opts = CompileOptions::new(ctx.now()?)
+        .with_render(RenderConfig::from_config(cfg))
+        .with_parse_cache(ctx.root(), true);
+    // A pure read: the parse cache is not saved.
+    let result = wiki_digest::compile(&snapshot, &opts);
     count_sources(&result.pages, &snapshot, status);
     let (derived, committed): (Vec<_>, Vec<_>) = result
         .updated_files()

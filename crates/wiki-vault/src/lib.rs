@@ -18,6 +18,7 @@
 //! * [`staged_index`] — the git index as `wiki-lint --staged` reads it (through `wiki-store`);
 //! * [`cmd`] — `wiki parse` / `wiki-parse`: the vault's pages as JSON Lines records.
 
+pub mod checksum;
 pub mod cmd;
 pub mod index_dir;
 pub mod list;

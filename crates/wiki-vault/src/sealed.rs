@@ -32,7 +32,7 @@ pub fn seal<T: Serialize + ?Sized>(magic: &[u8], format: u32, value: &T, tail: &
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&body);
     out.extend_from_slice(tail);
-    let sum = crate::pagecache::checksum(&out);
+    let sum = crate::checksum::checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
@@ -56,7 +56,7 @@ pub fn unseal<'a, T: Deserialize<'a>>(
         .split_last_chunk::<8>()
         .ok_or_else(|| damaged("truncated"))?;
     let sum = u64::from_le_bytes(*sum);
-    if crate::pagecache::checksum(body) != sum {
+    if crate::checksum::checksum(body) != sum {
         return Err(damaged("checksum mismatch"));
     }
     let (len, rest) = rest

@@ -226,7 +226,7 @@ pub fn decode_input(bytes: Vec<u8>, origin: &str) -> Result<String, Error> {
             .map_or(String::new(), |b| format!("byte 0x{b:02x} "));
         Error::At {
             origin: origin.to_string(),
-            line: wiki_parse::page::line_of_offset(bytes, at),
+            line: wiki_parse::markdown::line_of_offset(bytes, at),
             message: format!("not valid UTF-8 ({byte}at column {})", at - line_start + 1),
         }
     })

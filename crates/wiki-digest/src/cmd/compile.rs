@@ -6,7 +6,7 @@ use wiki_parse::layout::RenderMode;
 use wiki_parse::{PageError, PageInfo};
 
 use crate::cache;
-use crate::compile::{CompileOptions, compile_in_vault_with};
+use crate::compile::{CompileOptions, compile};
 use crate::context::{CommitSpec, VaultContext};
 use crate::pages::PageCounts;
 
@@ -99,7 +99,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         ctx.lock()?;
     }
     let mut snapshot = ctx.snapshot_with(!args.force)?;
-    let mut opts = CompileOptions::new(ctx.now()?).with_render(crate::RenderConfig::load()?);
+    let mut opts = CompileOptions::new(ctx.now()?)
+        .with_render(crate::RenderConfig::load()?)
+        .with_parse_cache(ctx.root(), !args.force);
     if let Some(mode) = args.render_mode.as_deref().and_then(RenderMode::parse) {
         opts.render_mode = Some(mode);
     }
@@ -135,14 +137,9 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         crate::derived::seed_agent_files(&mut snapshot);
     }
     // The commit runs while the parse cache is saved beside it.
-    let (result, committed) = compile_in_vault_with(
-        &snapshot,
-        &opts,
-        ctx.root(),
-        !args.force,
-        !args.check,
-        "wiki compile",
-        |result| -> Result<(Option<String>, Option<String>), CliError> {
+    let result = compile(&snapshot, &opts);
+    let commit_result =
+        |result: &crate::CompileResult| -> Result<(Option<String>, Option<String>), CliError> {
             for e in &result.errors {
                 eprintln!("{e}");
             }
@@ -167,8 +164,13 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                 outcome.commit.map(|c| c.to_string()),
                 outcome.human_commit.map(|c| c.to_string()),
             ))
-        },
-    );
+        };
+    // Nothing is saved for `--check`, which writes nothing.
+    let committed = if args.check {
+        commit_result(&result)
+    } else {
+        result.save_parse_cache_while(&snapshot, "wiki compile", commit_result)
+    };
     let (commit, human_commit) = committed?;
     if !args.check
         && let Err(e) = cache::record(ctx.root(), &snapshot, &result, &opts)

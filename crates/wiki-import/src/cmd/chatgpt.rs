@@ -60,28 +60,37 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     }
 }
 
+/// The conversations of `conversations.json` as page records sorted by page path, and the
+/// conversations skipped (no id).
+fn load_records(
+    path: &std::path::Path,
+    source: &str,
+) -> Result<(Vec<chatgpt::Record>, Vec<Problem>), CliError> {
+    let conversations = chatgpt::load(path).map_err(|p| CliError::Runtime(p.to_string()))?;
+    let mut skipped = Vec::new();
+    let mut records = Vec::new();
+    for (i, c) in conversations.iter().enumerate() {
+        match chatgpt::record(c, source) {
+            Some(r) => records.push(r),
+            None => skipped.push(Problem::new(
+                source,
+                format!("conversation #{} has no conversation_id; skipped", i + 1),
+            )),
+        }
+    }
+    records.sort_by(|a, b| a.page_path.cmp(&b.page_path));
+    Ok((records, skipped))
+}
+
 fn import(global: &GlobalArgs, export: &std::path::Path, dry_run: bool) -> Result<u8, CliError> {
     let format = super::format(global)?;
     let now = super::now(global)?;
     let session = Session::open(global)?;
     let cwd = std::env::current_dir().map_err(CliError::runtime)?;
     let paths = chatgpt::export_paths(export, &cwd);
-    let conversations =
-        chatgpt::load(&paths.conversations_path).map_err(|p| CliError::Runtime(p.to_string()))?;
     let source = paths.conversations_path.display().to_string();
-    let mut skipped = Vec::new();
-    let mut records = Vec::new();
-    for (i, c) in conversations.iter().enumerate() {
-        match chatgpt::record(c, &source) {
-            Some(r) => records.push(r),
-            None => skipped.push(Problem::new(
-                &source,
-                format!("conversation #{} has no conversation_id; skipped", i + 1),
-            )),
-        }
-    }
-    records.sort_by(|a, b| a.page_path.cmp(&b.page_path));
     let export_path = paths.export_path.display().to_string();
+    let (records, skipped) = load_records(&paths.conversations_path, &source)?;
     let run_id = (!dry_run).then(|| runs::new_run_id(&export_path, &now));
     let refresh = Cell::new(false);
     let mut batch = ImportBatch::new(

@@ -109,8 +109,11 @@ pub fn lint_vault(global: &GlobalArgs) -> Result<LintRun, CliError> {
     ctx.lock()?;
     let now = ctx.now()?;
     let snapshot = ctx.snapshot()?;
-    let opts = CompileOptions::new(now).with_render(wiki_digest::RenderConfig::load()?);
-    let compiled = wiki_digest::compile_in_vault(&snapshot, &opts, ctx.root(), true, "wiki lint");
+    let opts = CompileOptions::new(now)
+        .with_render(wiki_digest::RenderConfig::load()?)
+        .with_parse_cache(ctx.root(), true);
+    let compiled = compile(&snapshot, &opts);
+    compiled.save_parse_cache(&snapshot, "wiki lint");
     let compile_files: Vec<String> = compiled
         .updated_files()
         .into_iter()

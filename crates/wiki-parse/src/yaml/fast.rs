@@ -113,7 +113,7 @@ impl<'a> Reader<'a> {
     /// the depth yaml_serde accepts, so a deeply nested page cannot exhaust the stack.
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
-        (self.depth <= crate::yaml::MAX_DEPTH).then_some(())
+        (self.depth <= super::MAX_DEPTH).then_some(())
     }
 
     /// The value of a key (`in_mapping`) or a sequence item at `indent` with nothing after it on
