@@ -45,8 +45,11 @@
 //! ## Agent and freshness
 //! `--agent ID` (or `$WIKI_AGENT`, or `vault.scope: agent` with the default agent of the OpenClaw
 //! config) chooses the branch every call reads and commits to, as for every command. The search
-//! indexes stay in memory between calls ([`wiki_search::resident`]) but every call lists the
-//! pages again, so edits made by hand or by other processes between two calls are seen.
+//! indexes stay in memory between calls ([`wiki_search::resident`]) and every call still sees
+//! edits made by hand or by other processes since the previous one: for the work tree, file
+//! events (inotify, [`wiki_search::live`]) name the pages to read again, so a call with no
+//! event lists nothing; otherwise (an agent branch, the memory workspace, no file events) the
+//! files are listed again.
 
 pub mod cmd;
 pub mod context;

@@ -485,3 +485,170 @@ fn raw_json_rpc_over_pipes() {
                "isError": true})
     );
 }
+
+/// A `wiki mcp` process driven one request at a time over pipes.
+struct Session {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    next: i64,
+}
+
+impl Session {
+    fn start(v: &Vault) -> Session {
+        let mut cmd = v.command("wiki");
+        cmd.arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut s = Session {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "edits", "version": "1"}}),
+        );
+        writeln!(
+            s.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .unwrap();
+        s
+    }
+
+    fn request(&mut self, method: &str, params: Json) -> Json {
+        use std::io::BufRead;
+        let id = self.next;
+        self.next += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let reply: Json = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply["result"].clone()
+    }
+
+    /// The text of a tool call that succeeded.
+    fn call(&mut self, tool: &str, args: Json) -> String {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert_eq!(r["isError"], false, "{r}");
+        r["content"][0]["text"].as_str().unwrap().to_string()
+    }
+
+    /// The paths of the pages a search finds.
+    fn found(&mut self, query: &str) -> Vec<String> {
+        self.call("wiki_search", json!({"query": query}))
+            .lines()
+            .filter_map(|l| l.strip_prefix("Path: "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn close(mut self) {
+        drop(self.stdin);
+        assert_eq!(self.child.wait().unwrap().code(), Some(0));
+    }
+}
+
+fn page(kind: &str, id: &str, title: &str, body: &str) -> String {
+    format!("---\npageType: {kind}\nid: {kind}.{id}\ntitle: {title}\n---\n# {title}\n\n{body}\n")
+}
+
+/// Edits made by another process between two calls are seen by the next call, whichever way
+/// the file changed: an in-place write that keeps the size and the modification time, a new
+/// page, a new page in a new directory, a page replaced by a rename, a deleted page.
+#[test]
+fn edits_between_calls_are_seen_by_the_next_call() {
+    let (v, _ws) = fixture();
+    let mut s = Session::start(&v);
+    assert_eq!(s.found("service"), ["entities/alpha.md"]);
+    assert_eq!(s.found("quokkas"), Vec::<String>::new());
+
+    // Same size, same modification time: only the bytes differ.
+    let alpha = v.root.join("entities/alpha.md");
+    let before = std::fs::read_to_string(&alpha).unwrap();
+    let mtime = std::fs::metadata(&alpha).unwrap().modified().unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&alpha)
+        .unwrap();
+    let at = before.find("a service.").unwrap() + 2;
+    std::os::unix::fs::FileExt::write_at(&f, b"quokkas", at as u64).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    assert_eq!(
+        std::fs::metadata(&alpha).unwrap().len() as usize,
+        before.len()
+    );
+    assert_eq!(s.found("quokkas"), ["entities/alpha.md"]);
+    assert_eq!(s.found("service"), Vec::<String>::new());
+
+    // A new page in a page directory, and one in a directory created after the session began.
+    v.write(
+        "concepts/wombat.md",
+        page("concept", "wombat", "Wombat", "Wombats dig burrows."),
+    );
+    assert_eq!(s.found("burrows"), ["concepts/wombat.md"]);
+    v.write(
+        "concepts/marsupials/numbat.md",
+        page("concept", "numbat", "Numbat", "Numbats eat termites."),
+    );
+    assert_eq!(s.found("termites"), ["concepts/marsupials/numbat.md"]);
+    let got = s.call(
+        "wiki_get",
+        json!({"lookup": "concepts/marsupials/numbat.md"}),
+    );
+    assert!(got.contains("Numbats eat termites."), "{got}");
+
+    // Written beside it under a hidden name, then renamed over the page (an atomic save).
+    v.write(
+        "concepts/.wombat.md.tmp",
+        page("concept", "wombat", "Wombat", "Wombats sleep all day."),
+    );
+    assert_eq!(s.found("burrows"), ["concepts/wombat.md"]);
+    std::fs::rename(
+        v.root.join("concepts/.wombat.md.tmp"),
+        v.root.join("concepts/wombat.md"),
+    )
+    .unwrap();
+    assert_eq!(s.found("burrows"), Vec::<String>::new());
+    assert_eq!(s.found("sleep"), ["concepts/wombat.md"]);
+
+    // A directory moved aside and another of the same name put in its place.
+    std::fs::rename(
+        v.root.join("concepts/marsupials"),
+        v.root.join("concepts/.marsupials-old"),
+    )
+    .unwrap();
+    v.write(
+        "concepts/marsupials/bilby.md",
+        page("concept", "bilby", "Bilby", "Bilbies eat termites too."),
+    );
+    assert_eq!(s.found("termites"), ["concepts/marsupials/bilby.md"]);
+    v.write(
+        "concepts/.marsupials-old/quoll.md",
+        page("concept", "quoll", "Quoll", "Quolls hunt at night."),
+    );
+    v.write(
+        "concepts/marsupials/dunnart.md",
+        page("concept", "dunnart", "Dunnart", "Dunnarts hunt insects."),
+    );
+    assert_eq!(s.found("hunt"), ["concepts/marsupials/dunnart.md"]);
+
+    // Deleted pages and a deleted directory.
+    std::fs::remove_file(v.root.join("concepts/wombat.md")).unwrap();
+    assert_eq!(s.found("sleep"), Vec::<String>::new());
+    std::fs::remove_dir_all(v.root.join("concepts/marsupials")).unwrap();
+    assert_eq!(s.found("termites"), Vec::<String>::new());
+    s.close();
+}

@@ -17,6 +17,8 @@
 //! * [`get`] — `wiki get`;
 //! * [`resident`] — indexes kept in memory between the requests of a long-running process
 //!   (`wiki mcp`), each request still seeing the pages as they are;
+//! * [`live`], [`watch`] — a work-tree index kept current by file events (inotify) rather than
+//!   by listing every page for each request;
 //! * [`server`] — the optional per-vault search server (Linux, inotify) and its client;
 //! * [`cmd`] — the `search`, `get` and `index` commands.
 //!
@@ -99,6 +101,7 @@ pub mod codec;
 pub mod doc;
 pub mod embed;
 pub mod get;
+pub mod live;
 pub mod memory;
 pub mod rank;
 pub mod reference;
@@ -108,6 +111,7 @@ pub mod server;
 pub mod sources;
 pub mod store;
 pub mod tokenize;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 

@@ -1,15 +1,22 @@
 //! Indexes kept in memory between the requests of a long-running process (`wiki mcp`).
 //!
 //! A [`Resident`] answers many searches and lookups from one process. Each request still sees
-//! the vault as it is now: the source is listed again (the `statx` of every page for the work
-//! tree, the tree of the branch tip for an agent), and the index kept from the previous request
-//! is used only when that listing agrees with its manifest exactly (the refresh rule of
-//! [`store::open`], racily clean entries included). Otherwise the index is refreshed with that
-//! listing ([`store::open_listed`]: only the changed pages are read again) and the stored
-//! documents of the segments both indexes share are carried over ([`Index::keep_decoded`]).
-//! What a request saves is the manifest load, the segment opens and the decoding of postings and
-//! stored documents; what it keeps paying for is the listing, so an edit made by hand (or by
-//! another process) between two requests is always seen.
+//! the vault as it is now:
+//!
+//! * the work tree is a [`LiveTree`]: file events (inotify) say which pages changed since the
+//!   last request, and only those are stat-ed and read again; without events (another
+//!   platform, a failed watch, a queue overflow, a new directory) the work tree is listed and
+//!   every page stat-ed, as a plain search does;
+//! * an agent branch (the tree of its tip) and a memory workspace are listed again for every
+//!   request, and the index kept from the previous request is used only when that listing
+//!   agrees with its manifest exactly (the refresh rule of [`store::open`], racily clean
+//!   entries included). Otherwise the index is refreshed with that listing
+//!   ([`store::open_listed`]: only the changed files are read again).
+//!
+//! Either way the stored documents of the segments both indexes share are carried over
+//! ([`Index::keep_decoded`]). What a request saves is the manifest load, the segment opens, the
+//! decoding of postings and stored documents and, for the work tree, the listing; an edit made
+//! by hand (or by another process) between two requests is always seen.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +26,7 @@ use wiki_cli::{CliError, GlobalArgs};
 use crate::cmd::search::{Args, Indexes, run_queries};
 use crate::cmd::{Backend, cli_error, corpora, memory_settings, vault_view};
 use crate::get::GetResult;
+use crate::live::LiveTree;
 use crate::rank::{Hit, Mode, Ranking};
 use crate::store::{self, Options, Source};
 use crate::{Corpus, Error, Index, View, sources};
@@ -56,7 +64,10 @@ pub enum Found {
 /// Indexes kept between requests, by index directory.
 #[derive(Default)]
 pub struct Resident {
+    /// Agent branches and memory workspaces.
     indexes: HashMap<PathBuf, Index>,
+    /// Work trees.
+    trees: HashMap<PathBuf, LiveTree>,
     program: String,
 }
 
@@ -65,6 +76,7 @@ impl Resident {
     pub fn new(program: &str) -> Resident {
         Resident {
             indexes: HashMap::new(),
+            trees: HashMap::new(),
             program: program.to_string(),
         }
     }
@@ -93,17 +105,25 @@ impl Resident {
         Ok(())
     }
 
+    /// The index kept in `dir`.
+    fn index(&self, dir: &Path) -> Option<&Index> {
+        match self.trees.get(dir) {
+            Some(tree) => tree.index(),
+            None => self.indexes.get(dir),
+        }
+    }
+
     /// The wiki index of `view`, refreshed; its directory.
     fn wiki(&mut self, vault: &Path, view: &View, rebuild: bool) -> Result<PathBuf, Error> {
         let dir = crate::wiki_index_dir(vault, view);
         match view {
-            View::WorkTree => self.refresh(
-                &dir,
-                &sources::WorkTree {
-                    vault: vault.to_path_buf(),
-                },
-                rebuild,
-            )?,
+            View::WorkTree => {
+                let opts = self.options(rebuild);
+                self.trees
+                    .entry(dir.clone())
+                    .or_insert_with(|| LiveTree::new(vault))
+                    .refresh(&opts)?;
+            }
             View::Agent { rev, .. } => self.refresh(
                 &dir,
                 &sources::GitTree {
@@ -166,8 +186,8 @@ impl Resident {
                 false => None,
             };
             let idx = Indexes {
-                wiki: wiki.as_ref().and_then(|d| this.indexes.get(d)),
-                memory: memory.as_ref().and_then(|d| this.indexes.get(d)),
+                wiki: wiki.as_ref().and_then(|d| this.index(d)),
+                memory: memory.as_ref().and_then(|d| this.index(d)),
             };
             run_queries(&idx, &args, &req.query, &mem, now_ms)
         };
@@ -196,8 +216,7 @@ impl Resident {
         crate::cmd::get::find_wiki(&vault, &view, lookup, from, lines, |vault, view| {
             let dir = self.wiki(vault, view, false).map_err(cli_error)?;
             let index = self
-                .indexes
-                .get(&dir)
+                .index(&dir)
                 .ok_or_else(|| CliError::Runtime("search index vanished".into()))?;
             crate::cmd::get::listed(index)
         })

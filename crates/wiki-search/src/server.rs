@@ -25,21 +25,13 @@
 //! the background (`--server start`) and searches in-process; the following searches are served.
 //!
 //! # Freshness
-//! The server watches the vault root and every page directory the listing walks (recursively,
-//! hidden directories, symbolic links and `.openclaw-wiki`/`.git` excluded) for `IN_MODIFY`,
-//! `IN_CLOSE_WRITE`, `IN_ATTRIB`, `IN_CREATE`, `IN_DELETE`, `IN_MOVED_FROM/TO`,
-//! `IN_DELETE_SELF` and `IN_MOVE_SELF`. The kernel queues an event during the system call that
-//! changes the file, so a write that completed before a client connected is in the queue when
-//! the server reads it. Before answering, the server drains the queue without blocking and
-//! refreshes exactly the pages named by the events ([`crate::store::open_listed`]: the normal
-//! incremental refresh, re-hashing those pages even when their stat data looks unchanged). A
-//! created, deleted or moved directory makes it re-establish its watches first and then list
-//! the whole work tree (so a directory created before its watch was added is still seen); a queue
-//! overflow (`IN_Q_OVERFLOW`), a failed watch or a failed read falls back to the full stat
-//! refresh of a normal search for that request. The refreshed manifest is written like any
-//! search's, under the index lock. Not seen by inotify: writes through a shared `mmap`, changes
-//! made on another machine of a network file system, and edits through a hard link that lives
-//! outside the watched directories.
+//! The server keeps the work tree's index in a [`crate::live::LiveTree`]: before answering, it
+//! drains the file events queued since the last request ([`crate::watch`]: inotify on the vault
+//! root and every page directory) and refreshes exactly the pages they name, re-hashing them
+//! even when their stat data looks unchanged. A created, deleted or moved directory, a queue
+//! overflow, a failed watch or a failed read falls back to the full stat refresh of a normal
+//! search for that request. The refreshed manifest is written like any search's, under the
+//! index lock. [`crate::watch`] says what inotify does not report.
 
 #[cfg(not(target_os = "linux"))]
 use wiki_cli::{CliError, Format, GlobalArgs};
