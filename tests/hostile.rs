@@ -590,3 +590,29 @@ fn an_oversized_memory_lock_file_has_no_owner() {
     // Stolen, then released.
     assert!(!lock.exists());
 }
+
+/// An operations file grown past any batch: refused by the limit, nothing committed, with and
+/// without `--stream` (a line is bounded as the whole input is).
+#[test]
+fn an_oversized_operations_input_is_refused_without_a_commit() {
+    let v = small_vault();
+    let head = v.git_run(&["rev-parse", "HEAD"]).stdout;
+    let ops = v.path("ops.jsonl");
+    sparse_2gib(&ops);
+    let file = ops.to_str().unwrap();
+    for args in [
+        vec!["apply", "--file", file],
+        vec!["apply", "--stream", "--file", file],
+    ] {
+        let run = capped(&v, &args, &[]);
+        run.expect_code(2);
+        assert!(
+            run.stderr.ends_with(&format!(
+                "{file}: too large (more than 67108864 bytes; the limit for operations input is 67108864)\n"
+            )),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(v.git_run(&["rev-parse", "HEAD"]).stdout, head);
+    }
+}

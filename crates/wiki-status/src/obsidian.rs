@@ -86,11 +86,16 @@ pub fn argv(vault_name: Option<&str>, action: Action, value: Option<&str>) -> Ve
     argv
 }
 
+/// The most of a child's output kept (its messages are a few lines); the rest is read and
+/// dropped so that the child never blocks on a full pipe.
+const OUTPUT_KEPT: u64 = 1 << 20;
+
 fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut buf);
+            let _ = (&mut p).take(OUTPUT_KEPT).read_to_end(&mut buf);
+            let _ = std::io::copy(&mut p, &mut std::io::sink());
         }
         buf
     })

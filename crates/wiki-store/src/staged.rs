@@ -110,7 +110,11 @@ impl Vouched {
         let mut file = std::fs::File::open(path).ok()?;
         let meta = gix::index::fs::Metadata::from_file(&file).ok()?;
         let disk = gix::index::entry::Stat::from_fs(&meta).ok()?;
-        if !meta.is_file() || !page.stat.matches(&disk, self.options) {
+        // Past the work-tree limit the caller's bounded read says why; never allocate it here.
+        if !meta.is_file()
+            || meta.len() > crate::WORKTREE_LIMIT.bytes
+            || !page.stat.matches(&disk, self.options)
+        {
             return None;
         }
         // The size matches the index: one read, no end-of-file probe.

@@ -1,7 +1,7 @@
 //! `wiki apply` / `wiki-apply`: apply operations (JSON Lines on stdin, or the `synthesis` and
 //! `metadata` shortcuts of the original CLI) as one commit.
 
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -316,8 +316,7 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
         None => {
             let (mut reader, origin) = open_input(args)?;
             let mut input = Vec::new();
-            reader
-                .read_to_end(&mut input)
+            read_limited(&mut reader, &mut input, |r, buf| read_all(r, buf))
                 .map_err(|e| read_error(&origin, &e))?;
             let input = decode_input(input, &origin)?;
             (parse_input(&input, &origin)?, Some(origin))
@@ -349,8 +348,7 @@ fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, Cl
     let mut number = 0;
     loop {
         line.clear();
-        input
-            .read_until(b'\n', &mut line)
+        read_limited(&mut input, &mut line, |r, buf| r.read_until(b'\n', buf))
             .map_err(|e| read_error(&origin, &e))?;
         if line.is_empty() {
             break;
@@ -394,6 +392,45 @@ fn run_stream(global: &GlobalArgs, args: &Args, format: Format) -> Result<u8, Cl
         }
     }
     Ok(if failed { exit::ERROR } else { exit::OK })
+}
+
+/// The most operations input read at once (the whole input, or one `--stream` line): a batch
+/// can touch many pages, but no single page may exceed the page limit, so an input far larger
+/// than that is a mistake; refusing it keeps a runaway producer from exhausting memory.
+const OPERATIONS_INPUT: u64 = 64 << 20;
+
+/// `read` (`read_to_end` or `read_until`) into `buf`, stopping one byte past
+/// [`OPERATIONS_INPUT`]; more than that is an `InvalidData` error naming the limit.
+fn read_limited<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    read: impl FnOnce(&mut std::io::Take<&mut R>, &mut Vec<u8>) -> std::io::Result<usize>,
+) -> std::io::Result<()> {
+    read(&mut std::io::Read::take(reader, OPERATIONS_INPUT + 1), buf)?;
+    if buf.len() as u64 > OPERATIONS_INPUT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "too large (more than {OPERATIONS_INPUT} bytes; the limit for operations input is {OPERATIONS_INPUT})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `read_to_end` through the buffer only: a file's own `read_to_end` reserves the size the file
+/// claims (a sparse file claims any size) before [`read_limited`]'s bound applies.
+fn read_all<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let start = buf.len();
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(buf.len() - start);
+        }
+        let n = chunk.len();
+        buf.extend_from_slice(chunk);
+        reader.consume(n);
+    }
 }
 
 /// Where operations are read from (`--file FILE`, else stdin) and its name for error locations
