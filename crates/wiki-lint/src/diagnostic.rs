@@ -265,16 +265,6 @@ pub enum Deny {
     Warning,
 }
 
-impl Deny {
-    /// Whether a finding of `severity` reaches this level.
-    pub fn denies(self, severity: Severity) -> bool {
-        match self {
-            Deny::Error => severity == Severity::Error,
-            Deny::Warning => true,
-        }
-    }
-}
-
 /// Counts over a set of findings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {

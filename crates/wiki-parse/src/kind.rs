@@ -67,9 +67,4 @@ impl PageKind {
         let first = path.split('/').next()?;
         PageKind::ALL.into_iter().find(|k| k.dir() == first)
     }
-
-    /// Parse a kind name (`entity` …).
-    pub fn from_name(name: &str) -> Option<PageKind> {
-        PageKind::ALL.into_iter().find(|k| k.as_str() == name)
-    }
 }

@@ -23,13 +23,6 @@ pub struct ObjectStats {
     pub pack_bytes: u64,
 }
 
-impl ObjectStats {
-    /// Loose plus packed bytes.
-    pub fn total_bytes(&self) -> u64 {
-        self.loose_bytes + self.pack_bytes
-    }
-}
-
 fn dir_files(dir: &Path, mut each: impl FnMut(&std::ffi::OsStr, u64)) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

@@ -238,21 +238,6 @@ impl Snapshot {
         }
     }
 
-    /// A snapshot of the given `(vault path, bytes)` pairs (paths a snapshot does not track are
-    /// ignored).
-    pub fn from_files<P: Into<String>, B: Into<Vec<u8>>>(
-        files: impl IntoIterator<Item = (P, B)>,
-    ) -> Snapshot {
-        let mut s = Snapshot::new();
-        for (p, b) in files {
-            let p = p.into();
-            if tracks(&p) {
-                s.files.insert(p, Content::bytes(b.into()));
-            }
-        }
-        s
-    }
-
     /// Read the work tree of the vault at `vault_dir` (pages read in parallel; symbolic links
     /// are never followed).
     pub fn from_worktree(vault_dir: &Path) -> Result<Snapshot, SnapshotError> {
