@@ -51,7 +51,7 @@
 //! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::doc::{Field, IndexDoc, KIND_MEMORY, StoredChunk, StoredDoc, TermCounter};
 use crate::rank::{self, Hit, Mode, Prepared};
@@ -738,7 +738,7 @@ impl Ranking<'_> {
     fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
         let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
         let mut cands: Vec<Cand> = Vec::new();
-        let mut seen: HashMap<(usize, u32), ()> = HashMap::new();
+        let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
             let mut memo = HashMap::new();
             for (key, bm25) in scored {
@@ -754,7 +754,7 @@ impl Ranking<'_> {
                     let score = text_score
                         * recency.multiplier(&c.path, now_ms)
                         * importance_multiplier(c.importance);
-                    seen.insert(key, ());
+                    seen.insert(key);
                     cands.push(Cand {
                         chunk: c,
                         score,
@@ -768,14 +768,14 @@ impl Ranking<'_> {
         let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
         best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (&key, _) in best.into_iter().take(v.pool) {
-            if seen.contains_key(&key) {
+            if seen.contains(&key) {
                 continue;
             }
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
                 let score = v.merge(key, 0.0)
                     * recency.multiplier(&c.path, now_ms)
                     * importance_multiplier(c.importance);
-                seen.insert(key, ());
+                seen.insert(key);
                 cands.push(Cand {
                     chunk: c,
                     score,
