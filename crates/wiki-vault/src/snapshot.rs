@@ -667,6 +667,12 @@ impl Snapshot {
         self.get(path)
     }
 
+    /// The git blob id (hex) of a file when the snapshot knows it without reading or hashing
+    /// the file (a page listed from the work tree or a tree, a change with its blob id).
+    pub fn known_blob_id(&self, path: &str) -> Option<&str> {
+        self.files.get(path).and_then(Content::known_blob)
+    }
+
     /// The bytes of a file, if present.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).and_then(Content::get)
