@@ -425,24 +425,37 @@ impl Iterator for Mmr<'_> {
     }
 }
 
+/// The text score of a chunk whose BM25 is `bm25` and whose best window holds the share `near`
+/// of the query, saturated into `0..1`.
+fn text_score(bm25: f64, near: f64) -> f64 {
+    let bm25 = bm25 * (rank::MEMORY_K1 + 1.0) * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
+    bm25 / (1.0 + bm25)
+}
+
+/// The recency and importance multipliers of a query's chunks (§14.3, §14.4).
+#[derive(Clone, Copy)]
+struct Weights {
+    recency: Recency,
+    now_ms: i64,
+}
+
+impl Weights {
+    /// `score` times the recency multiplier of `path` and the multiplier of `importance`.
+    fn apply(self, score: f64, path: &str, importance: Option<u8>) -> f64 {
+        score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
+    }
+}
+
 /// The candidate pool of a query: chunks in BM25 order, scored exactly (stored text read,
 /// proximity measured) only as far as the best ones need.
 struct Pool<'a> {
     index: &'a Index,
     prep: &'a Prepared,
     idfs: &'a [f64],
-    recency: Recency,
-    now_ms: i64,
+    weights: Weights,
 }
 
 impl Pool<'_> {
-    /// The score of a chunk whose BM25 is `bm25` and whose best window holds the share `near`
-    /// of the query: `importance` and `recency` are its multipliers.
-    fn score(bm25: f64, near: f64, recency: f64, importance: f64) -> f64 {
-        let bm25 =
-            bm25 * (rank::MEMORY_K1 + 1.0) * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-        bm25 / (1.0 + bm25) * recency * importance
-    }
 
     fn exact(
         &self,
@@ -457,12 +470,9 @@ impl Pool<'_> {
             .prep
             .best_window(&c.text, self.idfs, PROXIMITY_LINES, memo);
         let focus = Some(window.to_string());
-        let score = Pool::score(
-            bm25,
-            near,
-            self.recency.multiplier(&c.path, self.now_ms),
-            importance_multiplier(c.importance),
-        );
+        let score = self
+            .weights
+            .apply(text_score(bm25, near), &c.path, c.importance);
         Ok(Some(Cand {
             chunk: c,
             score,
@@ -474,7 +484,7 @@ impl Pool<'_> {
     /// The candidates of `scored` (the pool, best BM25 first) that can matter: the first chunk
     /// of each file named by `tiers` (removed from `tiers`, given their tier) and, of the others,
     /// at least the `keep` best by score, ties included. A chunk's score is at most its
-    /// [`Pool::score`] with its whole query in one window and the importance its segment flags
+    /// weighted [`text_score`] with its whole query in one window and the importance its segment flags
     /// give (the highest when unknown); chunks are scored exactly in the order of that bound
     /// until it falls under the `keep`-th best exact score, so the others cannot be among the best.
     fn best(
@@ -512,17 +522,12 @@ impl Pool<'_> {
                 .get(&key)
                 .map_or("", |&i| self.index.manifest.entries[i].path.as_str());
             let flags = self.index.segments[key.0].flags(key.1);
-            let importance = importance_multiplier(if flags & FLAG_IMPORTANCE != 0 {
+            let importance = if flags & FLAG_IMPORTANCE != 0 {
                 importance_of_flags(flags)
             } else {
                 Some(10)
-            });
-            let bound = Pool::score(
-                bm25,
-                1.0,
-                self.recency.multiplier(path, self.now_ms),
-                importance,
-            );
+            };
+            let bound = self.weights.apply(text_score(bm25, 1.0), path, importance);
             // A few units in the last place of slack: the bound is computed in floating point.
             bounded.push((bound * (1.0 + 1e-9), pos));
         }
@@ -662,8 +667,7 @@ struct Ranking<'a> {
     query: &'a str,
     prep: &'a Prepared,
     max_results: usize,
-    recency: Recency,
-    now_ms: i64,
+    weights: Weights,
 }
 
 impl Ranking<'_> {
@@ -695,48 +699,53 @@ impl Ranking<'_> {
     /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
     /// file with its tier.
     fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
-        // Path tiers (entry, tier) of the exactly named files.
-        let mut tiers: Vec<(usize, u8)> = self
-            .index
-            .manifest
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.ndocs > 0)
-            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
-            .filter(|&(_, tier)| tier > 0)
-            .collect();
+        let mut tiers = self.path_tiers();
         let mut cands: Vec<Cand> = Vec::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
             let pool = Pool {
                 index: self.index,
                 prep: self.prep,
                 idfs: &idfs,
-                recency: self.recency,
-                now_ms: self.now_ms,
+                weights: self.weights,
             };
             cands = pool.best(&scored, &mut tiers, self.max_results * 4)?;
         }
         // Named files without a chunk in the pool: their first chunk.
-        for &(i, tier) in &tiers {
-            let e = &self.index.manifest.entries[i];
-            if let StoredDoc::Chunk(c) = self.index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
-            }
+        for (i, tier) in tiers {
+            cands.extend(self.first_chunk(i, tier)?);
         }
         Ok(cands)
+    }
+
+    /// The exactly named files (§14.6) that have chunks: (manifest entry, path tier).
+    fn path_tiers(&self) -> Vec<(usize, u8)> {
+        let entries = self.index.manifest.entries.iter().enumerate();
+        entries
+            .filter(|(_, e)| e.ndocs > 0)
+            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .filter(|&(_, tier)| tier > 0)
+            .collect()
+    }
+
+    /// The first chunk of manifest entry `i`, as a candidate of path tier `tier`.
+    fn first_chunk(&self, i: usize, tier: u8) -> Result<Option<Cand>, crate::Error> {
+        let e = &self.index.manifest.entries[i];
+        Ok(match self.index.stored(e.seg as usize, e.doc)? {
+            StoredDoc::Chunk(chunk) => Some(Cand {
+                chunk,
+                score: 0.0,
+                tier,
+                focus: None,
+            }),
+            _ => None,
+        })
     }
 
     /// Hybrid candidates: every chunk of the keyword pool with its merged score, the vector
     /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
     /// its first chunk).
     fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
-        let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
+        let (index, weights) = (self.index, self.weights);
         let mut cands: Vec<Cand> = Vec::new();
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
@@ -747,13 +756,8 @@ impl Ranking<'_> {
                         self.prep
                             .best_window(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
                     let focus = Some(window.to_string());
-                    let bm25 = bm25
-                        * (rank::MEMORY_K1 + 1.0)
-                        * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-                    let text_score = v.merge(key, bm25 / (1.0 + bm25));
-                    let score = text_score
-                        * recency.multiplier(&c.path, now_ms)
-                        * importance_multiplier(c.importance);
+                    let merged = v.merge(key, text_score(bm25, near));
+                    let score = weights.apply(merged, &c.path, c.importance);
                     seen.insert(key);
                     cands.push(Cand {
                         chunk: c,
@@ -772,9 +776,7 @@ impl Ranking<'_> {
                 continue;
             }
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let score = v.merge(key, 0.0)
-                    * recency.multiplier(&c.path, now_ms)
-                    * importance_multiplier(c.importance);
+                let score = weights.apply(v.merge(key, 0.0), &c.path, c.importance);
                 seen.insert(key);
                 cands.push(Cand {
                     chunk: c,
@@ -785,20 +787,12 @@ impl Ranking<'_> {
             }
         }
         // Path tiers: the best (first) chunk of an exactly named file.
-        for e in &index.manifest.entries {
-            let tier = path_tier(self.query, &e.path);
-            if tier == 0 || e.ndocs == 0 {
-                continue;
-            }
-            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+        for (i, tier) in self.path_tiers() {
+            let path = &index.manifest.entries[i].path;
+            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == *path) {
                 c.tier = c.tier.max(tier);
-            } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
+            } else {
+                cands.extend(self.first_chunk(i, tier)?);
             }
         }
         Ok(cands)
@@ -822,8 +816,7 @@ pub fn search_with(
         query,
         prep: &prep,
         max_results,
-        recency,
-        now_ms,
+        weights: Weights { recency, now_ms },
     };
     let cands = match &vectors {
         None => ranking.keyword_candidates()?,
