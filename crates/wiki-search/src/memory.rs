@@ -456,7 +456,6 @@ struct Pool<'a> {
 }
 
 impl Pool<'_> {
-
     fn exact(
         &self,
         key: (usize, u32),
