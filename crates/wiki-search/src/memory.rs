@@ -432,8 +432,21 @@ struct Pool<'a> {
     index: &'a Index,
     prep: &'a Prepared,
     idfs: &'a [f64],
+    weights: Weights,
+}
+
+/// The recency and importance multipliers of a query's chunks (§14.3, §14.4).
+#[derive(Clone, Copy)]
+struct Weights {
     recency: Recency,
     now_ms: i64,
+}
+
+impl Weights {
+    /// `score` times the recency multiplier of `path` and the multiplier of `importance`.
+    fn apply(self, score: f64, path: &str, importance: Option<u8>) -> f64 {
+        score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
+    }
 }
 
 /// A chunk of the pool, read: its non-empty lines' coverage units and the weight of each line
@@ -629,9 +642,11 @@ impl Pool<'_> {
 
     fn exact(&self, r: ReadChunk) -> Cand {
         let (near, focus) = self.window(&r);
-        let score = Pool::text_score(r.bm25, near)
-            * self.recency.multiplier(&r.chunk.path, self.now_ms)
-            * importance_multiplier(r.chunk.importance);
+        let score = self.weights.apply(
+            Pool::text_score(r.bm25, near),
+            &r.chunk.path,
+            r.chunk.importance,
+        );
         Cand {
             chunk: r.chunk,
             score,
@@ -786,8 +801,7 @@ struct Ranking<'a> {
     query: &'a str,
     prep: &'a Prepared,
     max_results: usize,
-    recency: Recency,
-    now_ms: i64,
+    weights: Weights,
 }
 
 impl Ranking<'_> {
@@ -819,48 +833,53 @@ impl Ranking<'_> {
     /// Keyword-only candidates: the pool's chunks, scored ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
     /// file with its tier.
     fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
-        // Path tiers (entry, tier) of the exactly named files.
-        let mut tiers: Vec<(usize, u8)> = self
-            .index
-            .manifest
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.ndocs > 0)
-            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
-            .filter(|&(_, tier)| tier > 0)
-            .collect();
+        let mut tiers = self.path_tiers();
         let mut cands: Vec<Cand> = Vec::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
             let pool = Pool {
                 index: self.index,
                 prep: self.prep,
                 idfs: &idfs,
-                recency: self.recency,
-                now_ms: self.now_ms,
+                weights: self.weights,
             };
             cands = pool.best(&scored, &mut tiers)?;
         }
         // Named files without a chunk in the pool: their first chunk.
-        for &(i, tier) in &tiers {
-            let e = &self.index.manifest.entries[i];
-            if let StoredDoc::Chunk(c) = self.index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
-            }
+        for (i, tier) in tiers {
+            cands.extend(self.first_chunk(i, tier)?);
         }
         Ok(cands)
+    }
+
+    /// The exactly named files (§14.6) that have chunks: (manifest entry, path tier).
+    fn path_tiers(&self) -> Vec<(usize, u8)> {
+        let entries = self.index.manifest.entries.iter().enumerate();
+        entries
+            .filter(|(_, e)| e.ndocs > 0)
+            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .filter(|&(_, tier)| tier > 0)
+            .collect()
+    }
+
+    /// The first chunk of manifest entry `i`, as a candidate of path tier `tier`.
+    fn first_chunk(&self, i: usize, tier: u8) -> Result<Option<Cand>, crate::Error> {
+        let e = &self.index.manifest.entries[i];
+        Ok(match self.index.stored(e.seg as usize, e.doc)? {
+            StoredDoc::Chunk(chunk) => Some(Cand {
+                chunk,
+                score: 0.0,
+                tier,
+                focus: None,
+            }),
+            _ => None,
+        })
     }
 
     /// Hybrid candidates: every chunk of the keyword pool with its merged score, the vector
     /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
     /// its first chunk).
     fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
-        let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
+        let (index, weights) = (self.index, self.weights);
         let mut cands: Vec<Cand> = Vec::new();
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
@@ -868,16 +887,13 @@ impl Ranking<'_> {
                 index,
                 prep: self.prep,
                 idfs: &idfs,
-                recency,
-                now_ms,
+                weights,
             };
             for r in pool.read(&scored)? {
                 let key = r.key;
                 let (near, focus) = pool.window(&r);
-                let text_score = v.merge(key, Pool::text_score(r.bm25, near));
-                let score = text_score
-                    * recency.multiplier(&r.chunk.path, now_ms)
-                    * importance_multiplier(r.chunk.importance);
+                let merged = v.merge(key, Pool::text_score(r.bm25, near));
+                let score = weights.apply(merged, &r.chunk.path, r.chunk.importance);
                 seen.insert(key);
                 cands.push(Cand {
                     chunk: r.chunk,
@@ -895,9 +911,7 @@ impl Ranking<'_> {
                 continue;
             }
             if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let score = v.merge(key, 0.0)
-                    * recency.multiplier(&c.path, now_ms)
-                    * importance_multiplier(c.importance);
+                let score = weights.apply(v.merge(key, 0.0), &c.path, c.importance);
                 seen.insert(key);
                 cands.push(Cand {
                     chunk: c,
@@ -908,20 +922,12 @@ impl Ranking<'_> {
             }
         }
         // Path tiers: the best (first) chunk of an exactly named file.
-        for e in &index.manifest.entries {
-            let tier = path_tier(self.query, &e.path);
-            if tier == 0 || e.ndocs == 0 {
-                continue;
-            }
-            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+        for (i, tier) in self.path_tiers() {
+            let path = &index.manifest.entries[i].path;
+            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == *path) {
                 c.tier = c.tier.max(tier);
-            } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
+            } else {
+                cands.extend(self.first_chunk(i, tier)?);
             }
         }
         Ok(cands)
@@ -945,8 +951,7 @@ pub fn search_with(
         query,
         prep: &prep,
         max_results,
-        recency,
-        now_ms,
+        weights: Weights { recency, now_ms },
     };
     let cands = match &vectors {
         None => ranking.keyword_candidates()?,

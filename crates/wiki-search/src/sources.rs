@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-#[cfg(not(target_os = "linux"))]
 use rayon::prelude::*;
 
 use crate::Error;
@@ -51,7 +50,6 @@ fn stated(path: String, meta: &std::fs::Metadata) -> SourceFile {
 
 /// Stat a list of `(relative path, absolute path)` pairs in parallel; files that vanished or are
 /// not regular files are skipped.
-#[cfg(not(target_os = "linux"))]
 fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
     files
         .into_par_iter()
@@ -81,9 +79,8 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
     }
 }
 
-/// The pages of a vault work tree, as the vault layer lists them ([`wiki_vault::scan_stat`]:
-/// one `getdents64` per directory and one `statx` per page relative to its directory on
-/// Linux). Entries that are not pages (symbolic links, names that are not UTF-8) are not
+/// The pages of a vault work tree, as the vault layer lists them ([`wiki_vault::scan_stat`]).
+/// Entries that are not pages (symbolic links, names that are not UTF-8) are not
 /// indexed.
 pub struct WorkTree {
     /// Vault directory.
@@ -229,15 +226,8 @@ pub fn memory_files(dir: &Path) -> Vec<(String, PathBuf)> {
 
 impl Source for MemoryDir {
     fn list(&self) -> Result<Vec<SourceFile>, Error> {
-        #[cfg(target_os = "linux")]
-        let out = fast_memory::list(&self.dir);
-        #[cfg(not(target_os = "linux"))]
-        let out = {
-            let mut out = stat_all(memory_files(&self.dir));
-            out.sort_by(|a, b| a.path.cmp(&b.path));
-            out
-        };
-        Ok(out)
+        // (`memory_files` is sorted by path.)
+        Ok(stat_all(memory_files(&self.dir)))
     }
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
@@ -250,88 +240,6 @@ impl Source for MemoryDir {
         match std::str::from_utf8(bytes) {
             Ok(text) => memory::chunk_docs(path, text, blob),
             Err(_) => Vec::new(),
-        }
-    }
-}
-
-/// The listing of [`memory_files`] with stat data, on Linux without a path lookup per file:
-/// each directory is read with `getdents` and its notes are statted relative to its open
-/// descriptor (the listing is the fixed cost of every memory query).
-#[cfg(target_os = "linux")]
-mod fast_memory {
-    use std::os::fd::OwnedFd;
-    use std::path::Path;
-
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
-
-    use super::nanos;
-    use crate::store::SourceFile;
-
-    /// The regular file `name` in the directory `fd`, listed as `path`.
-    fn stat_file(fd: &OwnedFd, name: &str, path: String) -> Option<SourceFile> {
-        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| SourceFile {
-            path,
-            size: st.st_size as u64,
-            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
-            blob: None,
-        })
-    }
-
-    /// `MEMORY.md`, `memory.md` and `memory/**/*.md` of `dir` (hidden entries, symbolic links
-    /// and names that are not UTF-8 left out), sorted by path.
-    pub(super) fn list(dir: &Path) -> Vec<SourceFile> {
-        let mut out = Vec::new();
-        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
-            return out;
-        };
-        for name in ["MEMORY.md", "memory.md"] {
-            out.extend(stat_file(&root, name, name.to_string()));
-        }
-        if let Ok(fd) = rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()) {
-            walk(&fd, "memory", 0, &mut out);
-        }
-        out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-        out
-    }
-
-    fn walk(fd: &OwnedFd, rel: &str, depth: usize, out: &mut Vec<SourceFile>) {
-        if depth > 16 {
-            return;
-        }
-        let mut dirs = Vec::new();
-        let mut buf: Vec<u8> = Vec::with_capacity(32 * 1024);
-        let mut entries = RawDir::new(fd, buf.spare_capacity_mut());
-        while let Some(Ok(entry)) = entries.next() {
-            let Ok(name) = std::str::from_utf8(entry.file_name().to_bytes()) else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                match rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(st) => kind = FileType::from_raw_mode(st.st_mode),
-                    Err(_) => continue,
-                }
-            }
-            match kind {
-                FileType::Directory => dirs.push(name.to_string()),
-                FileType::RegularFile if name.ends_with(".md") => {
-                    out.extend(stat_file(fd, name, format!("{rel}/{name}")));
-                }
-                _ => {}
-            }
-        }
-        for name in dirs {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            if let Ok(sub) = rustix::fs::openat(fd, name.as_str(), flags, Mode::empty()) {
-                walk(&sub, &format!("{rel}/{name}"), depth + 1, out);
-            }
         }
     }
 }
