@@ -298,15 +298,30 @@ struct WordSets {
 
 impl WordSets {
     fn new<'a>(texts: impl ExactSizeIterator<Item = &'a str>) -> WordSets {
-        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut vocab: foldhash::HashMap<String, u32> = foldhash::HashMap::default();
+        // Each word lowercased into one buffer, copied only when it is new.
+        let mut word = String::new();
         let ids: Vec<Vec<u32>> = texts
             .map(|t| {
                 let mut ids: Vec<u32> = t
                     .split(|c: char| !c.is_alphanumeric())
                     .filter(|w| !w.is_empty())
                     .map(|w| {
-                        let n = vocab.len() as u32;
-                        *vocab.entry(w.to_lowercase()).or_insert(n)
+                        word.clear();
+                        if w.is_ascii() {
+                            word.push_str(w);
+                            word.make_ascii_lowercase();
+                        } else {
+                            word.push_str(&w.to_lowercase());
+                        }
+                        match vocab.get(word.as_str()) {
+                            Some(&id) => id,
+                            None => {
+                                let n = vocab.len() as u32;
+                                vocab.insert(word.clone(), n);
+                                n
+                            }
+                        }
                     })
                     .collect();
                 ids.sort_unstable();
@@ -436,46 +451,60 @@ struct Pool<'a> {
 }
 
 impl Pool<'_> {
-    /// The score of a chunk whose BM25 is `bm25` and whose best window holds the share `near`
-    /// of the query: `importance` and `recency` are its multipliers.
-    fn score(bm25: f64, near: f64, recency: f64, importance: f64) -> f64 {
+    /// The text score (0–1) of a chunk whose BM25 is `bm25` and whose best window holds the
+    /// share `near` of the query.
+    fn text_score(bm25: f64, near: f64) -> f64 {
         let bm25 =
             bm25 * (rank::MEMORY_K1 + 1.0) * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-        bm25 / (1.0 + bm25) * recency * importance
+        bm25 / (1.0 + bm25)
     }
 
-    fn exact(
+    /// `score` (a text score, or the merged score of hybrid search) times the recency
+    /// multiplier of the file at `path` and the multiplier of `importance`: how both candidate
+    /// builders weigh a chunk.
+    fn weighted(&self, score: f64, path: &str, importance: Option<u8>) -> f64 {
+        score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
+    }
+
+    /// The stored chunk `key` with its text score and its best window.
+    fn windowed(
         &self,
         key: (usize, u32),
         bm25: f64,
-        memo: &mut HashMap<String, u64>,
-    ) -> Result<Option<Cand>, crate::Error> {
+        memo: &mut rank::WordUnits,
+    ) -> Result<Option<(StoredChunk, f64, String)>, crate::Error> {
         let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? else {
             return Ok(None);
         };
         let (near, window) = self
             .prep
             .best_window(&c.text, self.idfs, PROXIMITY_LINES, memo);
-        let focus = Some(window.to_string());
-        let score = Pool::score(
-            bm25,
-            near,
-            self.recency.multiplier(&c.path, self.now_ms),
-            importance_multiplier(c.importance),
-        );
-        Ok(Some(Cand {
-            chunk: c,
-            score,
-            tier: 0,
-            focus,
-        }))
+        let focus = window.to_string();
+        Ok(Some((c, Pool::text_score(bm25, near), focus)))
+    }
+
+    /// The keyword candidate of chunk `key`, scored exactly.
+    fn exact(
+        &self,
+        key: (usize, u32),
+        bm25: f64,
+        memo: &mut rank::WordUnits,
+    ) -> Result<Option<Cand>, crate::Error> {
+        Ok(self
+            .windowed(key, bm25, memo)?
+            .map(|(c, text, focus)| Cand {
+                score: self.weighted(text, &c.path, c.importance),
+                chunk: c,
+                tier: 0,
+                focus: Some(focus),
+            }))
     }
 
     /// The candidates of `scored` (the pool, best BM25 first) that can matter: the first chunk
     /// of each file named by `tiers` (removed from `tiers`, given their tier) and, of the others,
     /// at least the `keep` best by score, ties included. A chunk's score is at most its
-    /// [`Pool::score`] with its whole query in one window and the importance its segment flags
-    /// give (the highest when unknown); chunks are scored exactly in the order of that bound
+    /// [`Pool::weighted`] [`Pool::text_score`] with its whole query in one window and the
+    /// importance its segment flags give (the highest when unknown); chunks are scored exactly in the order of that bound
     /// until it falls under the `keep`-th best exact score, so the others cannot be among the best.
     fn best(
         &self,
@@ -483,11 +512,11 @@ impl Pool<'_> {
         tiers: &mut Vec<(usize, u8)>,
         keep: usize,
     ) -> Result<Vec<Cand>, crate::Error> {
-        let mut entry_of: HashMap<(usize, u32), usize> = HashMap::new();
+        let mut entry_of: foldhash::HashMap<(usize, u32), usize> = foldhash::HashMap::default();
         for (s, d, i) in self.index.live_docs() {
             entry_of.insert((s, d), i);
         }
-        let mut memo = HashMap::new();
+        let mut memo = rank::WordUnits::default();
         let mut out = Vec::new();
         let mut tier_at = vec![0u8; scored.len()];
         tiers.retain(|&(i, tier)| {
@@ -512,17 +541,12 @@ impl Pool<'_> {
                 .get(&key)
                 .map_or("", |&i| self.index.manifest.entries[i].path.as_str());
             let flags = self.index.segments[key.0].flags(key.1);
-            let importance = importance_multiplier(if flags & FLAG_IMPORTANCE != 0 {
+            let importance = if flags & FLAG_IMPORTANCE != 0 {
                 importance_of_flags(flags)
             } else {
                 Some(10)
-            });
-            let bound = Pool::score(
-                bm25,
-                1.0,
-                self.recency.multiplier(path, self.now_ms),
-                importance,
-            );
+            };
+            let bound = self.weighted(Pool::text_score(bm25, 1.0), path, importance);
             // A few units in the last place of slack: the bound is computed in floating point.
             bounded.push((bound * (1.0 + 1e-9), pos));
         }
@@ -691,13 +715,9 @@ impl Ranking<'_> {
         Ok(Some((scored, idfs)))
     }
 
-    /// Keyword-only candidates: the pool's chunks that can be among the best `4 × maxResults`
-    /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
-    /// file with its tier.
-    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
-        // Path tiers (entry, tier) of the exactly named files.
-        let mut tiers: Vec<(usize, u8)> = self
-            .index
+    /// The exactly named files with a chunk (§14.6): `(entry index, tier)`, in path order.
+    fn named_files(&self) -> Vec<(usize, u8)> {
+        self.index
             .manifest
             .entries
             .iter()
@@ -705,29 +725,48 @@ impl Ranking<'_> {
             .filter(|(_, e)| e.ndocs > 0)
             .map(|(i, e)| (i, path_tier(self.query, &e.path)))
             .filter(|&(_, tier)| tier > 0)
-            .collect();
+            .collect()
+    }
+
+    /// The first chunk of the named file `entry` as a candidate with `tier` (it ranks by tier).
+    fn first_chunk(&self, entry: usize, tier: u8) -> Result<Option<Cand>, crate::Error> {
+        let e = &self.index.manifest.entries[entry];
+        Ok(match self.index.stored(e.seg as usize, e.doc)? {
+            StoredDoc::Chunk(c) => Some(Cand {
+                chunk: c,
+                score: 0.0,
+                tier,
+                focus: None,
+            }),
+            StoredDoc::Page(_) => None,
+        })
+    }
+
+    /// The pool of the keyword part: chunks weighed with `idfs`, this query's recency.
+    fn pool<'p>(&'p self, idfs: &'p [f64]) -> Pool<'p> {
+        Pool {
+            index: self.index,
+            prep: self.prep,
+            idfs,
+            recency: self.recency,
+            now_ms: self.now_ms,
+        }
+    }
+
+    /// Keyword-only candidates: the pool's chunks that can be among the best `4 × maxResults`
+    /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
+    /// file with its tier.
+    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
+        let mut tiers = self.named_files();
         let mut cands: Vec<Cand> = Vec::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
-            let pool = Pool {
-                index: self.index,
-                prep: self.prep,
-                idfs: &idfs,
-                recency: self.recency,
-                now_ms: self.now_ms,
-            };
-            cands = pool.best(&scored, &mut tiers, self.max_results * 4)?;
+            cands = self
+                .pool(&idfs)
+                .best(&scored, &mut tiers, self.max_results * 4)?;
         }
         // Named files without a chunk in the pool: their first chunk.
         for &(i, tier) in &tiers {
-            let e = &self.index.manifest.entries[i];
-            if let StoredDoc::Chunk(c) = self.index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
-            }
+            cands.extend(self.first_chunk(i, tier)?);
         }
         Ok(cands)
     }
@@ -736,69 +775,48 @@ impl Ranking<'_> {
     /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
     /// its first chunk).
     fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
-        let (index, recency, now_ms) = (self.index, self.recency, self.now_ms);
         let mut cands: Vec<Cand> = Vec::new();
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
-            let mut memo = HashMap::new();
+            let pool = self.pool(&idfs);
+            let mut memo = rank::WordUnits::default();
             for (key, bm25) in scored {
-                if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                    let (near, window) =
-                        self.prep
-                            .best_window(&c.text, &idfs, PROXIMITY_LINES, &mut memo);
-                    let focus = Some(window.to_string());
-                    let bm25 = bm25
-                        * (rank::MEMORY_K1 + 1.0)
-                        * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
-                    let text_score = v.merge(key, bm25 / (1.0 + bm25));
-                    let score = text_score
-                        * recency.multiplier(&c.path, now_ms)
-                        * importance_multiplier(c.importance);
+                if let Some((c, text, focus)) = pool.windowed(key, bm25, &mut memo)? {
                     seen.insert(key);
                     cands.push(Cand {
+                        score: pool.weighted(v.merge(key, text), &c.path, c.importance),
                         chunk: c,
-                        score,
                         tier: 0,
-                        focus,
+                        focus: Some(focus),
                     });
                 }
             }
         }
         // The vector path's own candidates (keyword score 0 unless the keyword path had them).
+        let pool = self.pool(&[]);
         let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
         best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (&key, _) in best.into_iter().take(v.pool) {
             if seen.contains(&key) {
                 continue;
             }
-            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
-                let score = v.merge(key, 0.0)
-                    * recency.multiplier(&c.path, now_ms)
-                    * importance_multiplier(c.importance);
+            if let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? {
                 seen.insert(key);
                 cands.push(Cand {
+                    score: pool.weighted(v.merge(key, 0.0), &c.path, c.importance),
                     chunk: c,
-                    score,
                     tier: 0,
                     focus: None,
                 });
             }
         }
-        // Path tiers: the best (first) chunk of an exactly named file.
-        for e in &index.manifest.entries {
-            let tier = path_tier(self.query, &e.path);
-            if tier == 0 || e.ndocs == 0 {
-                continue;
-            }
-            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == e.path) {
+        // Path tiers: the best (first) candidate of an exactly named file, else its first chunk.
+        for (i, tier) in self.named_files() {
+            let path = &self.index.manifest.entries[i].path;
+            if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == *path) {
                 c.tier = c.tier.max(tier);
-            } else if let StoredDoc::Chunk(c) = index.stored(e.seg as usize, e.doc)? {
-                cands.push(Cand {
-                    chunk: c,
-                    score: 0.0,
-                    tier,
-                    focus: None,
-                });
+            } else {
+                cands.extend(self.first_chunk(i, tier)?);
             }
         }
         Ok(cands)
@@ -1089,13 +1107,13 @@ mod tests {
         let text = "# 2025-07-01\n\nUser: Our landlord still hasn't fixed the window.\n\
                     Assistant: Put it in writing.\n\nUser: The landlord's phone number ends in 42.\n\
                     Assistant: Noted.\nUser: Thanks.";
-        let mut memo = HashMap::new();
+        let mut memo = rank::WordUnits::default();
         let (cov, window) = prep.best_window(text, &idfs, PROXIMITY_LINES, &mut memo);
         assert_eq!(cov, 1.0);
         assert_eq!(window, "User: The landlord's phone number ends in 42.");
         // No unit occurs: the whole text.
         let (cov, window) =
-            Prepared::new("zebra").best_window(text, &[1.0], 2, &mut HashMap::new());
+            Prepared::new("zebra").best_window(text, &[1.0], 2, &mut Default::default());
         assert_eq!((cov, window), (0.0, text));
     }
 }

@@ -315,6 +315,10 @@ pub struct Query {
     pub ranking: Ranking,
 }
 
+/// The coverage units (a bit per unit) of folded words, kept by [`Prepared::best_window`]
+/// across the chunks of one query (foldhash: one lookup per word of every chunk ranked).
+pub type WordUnits = foldhash::HashMap<String, u64>;
+
 /// Prepared query terms.
 pub struct Prepared {
     /// Distinct terms (at most 64).
@@ -452,20 +456,21 @@ impl Prepared {
         text: &str,
         idfs: &[f64],
         lines: usize,
-        memo: &mut HashMap<String, u64>,
+        memo: &mut WordUnits,
     ) -> f64 {
         self.best_window(text, idfs, lines, memo).0
     }
 
     /// [`Self::window_coverage`] and the best window itself: the lines of `text` from the
     /// first of its non-empty lines holding a unit to its last (the first best window; the whole
-    /// text when no unit has weight or none occurs).
+    /// text when no unit has weight or none occurs). `memo` keeps the units of each folded word
+    /// across the calls of one query.
     pub fn best_window<'t>(
         &self,
         text: &'t str,
         idfs: &[f64],
         lines: usize,
-        memo: &mut HashMap<String, u64>,
+        memo: &mut WordUnits,
     ) -> (f64, &'t str) {
         let weight = |mask: u64| -> f64 {
             self.units
@@ -482,29 +487,26 @@ impl Prepared {
             return (1.0, text);
         }
         // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
+        // The non-empty lines: their numbers and the units each holds.
         let folded = tokenize::fold(text);
-        let kept: Vec<usize> = folded
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, _)| i)
-            .collect();
-        let masks: Vec<u64> = folded
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                l.split_whitespace().fold(0u64, |m, w| {
-                    m | match memo.get(w) {
-                        Some(&u) => u,
-                        None => {
-                            let u = self.units_in_folded(w);
-                            memo.insert(w.to_string(), u);
-                            u
-                        }
+        let mut kept: Vec<usize> = Vec::new();
+        let mut masks: Vec<u64> = Vec::new();
+        for (i, l) in folded.lines().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            kept.push(i);
+            masks.push(l.split_whitespace().fold(0u64, |m, w| {
+                m | match memo.get(w) {
+                    Some(&u) => u,
+                    None => {
+                        let u = self.units_in_folded(w);
+                        memo.insert(w.to_string(), u);
+                        u
                     }
-                })
-            })
-            .collect();
+                }
+            }));
+        }
         let w = lines.max(1);
         let mut best = 0u64;
         let mut best_weight = 0.0f64;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::Error;
 use crate::doc::{self, IndexDoc};
 use crate::memory;
-use crate::store::{Source, SourceFile};
+use crate::store::{DirStamp, Manifest, Source, SourceFile};
 
 fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
@@ -229,15 +229,35 @@ pub fn memory_files(dir: &Path) -> Vec<(String, PathBuf)> {
 
 impl Source for MemoryDir {
     fn list(&self) -> Result<Vec<SourceFile>, Error> {
+        Ok(self.list_stamped()?.0)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn list_stamped(&self) -> Result<(Vec<SourceFile>, Option<Vec<DirStamp>>), Error> {
+        let (files, dirs) = fast_memory::list(&self.dir);
+        Ok((files, Some(dirs)))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn list_stamped(&self) -> Result<(Vec<SourceFile>, Option<Vec<DirStamp>>), Error> {
+        let mut out = stat_all(memory_files(&self.dir));
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok((out, None))
+    }
+
+    fn vouches(&self) -> bool {
+        cfg!(target_os = "linux")
+    }
+
+    fn unchanged(&self, m: &Manifest) -> bool {
         #[cfg(target_os = "linux")]
-        let out = fast_memory::list(&self.dir);
+        let unchanged = fast_memory::unchanged(&self.dir, m);
         #[cfg(not(target_os = "linux"))]
-        let out = {
-            let mut out = stat_all(memory_files(&self.dir));
-            out.sort_by(|a, b| a.path.cmp(&b.path));
-            out
+        let unchanged = {
+            let _ = m;
+            false
         };
-        Ok(out)
+        unchanged
     }
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
@@ -256,16 +276,23 @@ impl Source for MemoryDir {
 
 /// The listing of [`memory_files`] with stat data, on Linux without a path lookup per file:
 /// each directory is read with `getdents` and its notes are statted relative to its open
-/// descriptor (the listing is the fixed cost of every memory query).
+/// descriptor (the listing is the fixed cost of every memory query). Each directory is stamped
+/// ([`DirStamp`], `fstat` of its descriptor) before it is read, so that a later query can tell
+/// from the manifest that nothing was added or removed ([`unchanged`]) and stat the indexed
+/// notes only.
 #[cfg(target_os = "linux")]
 mod fast_memory {
+    use std::collections::HashMap;
     use std::os::fd::OwnedFd;
     use std::path::Path;
 
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
     use super::nanos;
-    use crate::store::SourceFile;
+    use crate::store::{self, DirStamp, Manifest, SourceFile};
+
+    /// The curated files at the workspace root.
+    const ROOT_FILES: [&str; 2] = ["MEMORY.md", "memory.md"];
 
     /// The regular file `name` in the directory `fd`, listed as `path`.
     fn stat_file(fd: &OwnedFd, name: &str, path: String) -> Option<SourceFile> {
@@ -279,29 +306,53 @@ mod fast_memory {
         })
     }
 
+    fn stamp(path: &str, st: &Stat) -> DirStamp {
+        DirStamp {
+            path: path.to_string(),
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+
     /// `MEMORY.md`, `memory.md` and `memory/**/*.md` of `dir` (hidden entries, symbolic links
-    /// and names that are not UTF-8 left out), sorted by path.
-    pub(super) fn list(dir: &Path) -> Vec<SourceFile> {
+    /// and names that are not UTF-8 left out), sorted by path, with the stamps of the
+    /// directories read (sorted by path).
+    pub(super) fn list(dir: &Path) -> (Vec<SourceFile>, Vec<DirStamp>) {
         let mut out = Vec::new();
+        let mut dirs = Vec::new();
         let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
         let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
-            return out;
+            return (out, dirs);
         };
-        for name in ["MEMORY.md", "memory.md"] {
+        for name in ROOT_FILES {
             out.extend(stat_file(&root, name, name.to_string()));
         }
         if let Ok(fd) = rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()) {
-            walk(&fd, "memory", 0, &mut out);
+            walk(&fd, "memory", 0, &mut out, &mut dirs);
         }
         out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|a, b| a.path == b.path);
-        out
+        dirs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        (out, dirs)
     }
 
-    fn walk(fd: &OwnedFd, rel: &str, depth: usize, out: &mut Vec<SourceFile>) {
+    fn walk(
+        fd: &OwnedFd,
+        rel: &str,
+        depth: usize,
+        out: &mut Vec<SourceFile>,
+        stamps: &mut Vec<DirStamp>,
+    ) {
         if depth > 16 {
             return;
         }
+        // Stamped before it is read: whatever changes it afterwards changes the stamp.
+        let Ok(st) = rustix::fs::fstat(fd) else {
+            return;
+        };
+        stamps.push(stamp(rel, &st));
         let mut dirs = Vec::new();
         let mut buf: Vec<u8> = Vec::with_capacity(32 * 1024);
         let mut entries = RawDir::new(fd, buf.spare_capacity_mut());
@@ -330,9 +381,117 @@ mod fast_memory {
         for name in dirs {
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             if let Ok(sub) = rustix::fs::openat(fd, name.as_str(), flags, Mode::empty()) {
-                walk(&sub, &format!("{rel}/{name}"), depth + 1, out);
+                walk(&sub, &format!("{rel}/{name}"), depth + 1, out, stamps);
             }
         }
+    }
+
+    /// Whether the regular file `name` in `fd` has the unchanged stat data of `e`.
+    fn same_file(fd: &OwnedFd, name: &str, e: &store::Entry) -> bool {
+        rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+            FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+                && store::same_stat(
+                    e,
+                    st.st_size as u64,
+                    nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+                    nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+                )
+        })
+    }
+
+    /// Whether the listing of `dir` would be the files of `m`, each with its stat data: every
+    /// directory the listing read (`m.dirs`) still has the stamp it had then (so no file was
+    /// added, removed or renamed in it), and every indexed file its stat data (size, mtime,
+    /// ctime, not racily clean). One `statx` per file and per directory; no directory is read.
+    pub(super) fn unchanged(dir: &Path, m: &Manifest) -> bool {
+        if m.dirs_checked_ns == 0 || m.dirs.iter().any(|d| d.racy(m.dirs_checked_ns)) {
+            return false;
+        }
+        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
+            return false;
+        };
+        for name in ROOT_FILES {
+            let same = match m.entry(name) {
+                Some(e) => same_file(&root, name, e),
+                None => stat_file(&root, name, String::new()).is_none(),
+            };
+            if !same {
+                return false;
+            }
+        }
+        // The directories, opened as the listing opens them (only `memory` itself may be a
+        // symbolic link), each with its stamp.
+        let mut fds: HashMap<&str, OwnedFd> = HashMap::with_capacity(m.dirs.len());
+        for d in &m.dirs {
+            let nofollow = if d.path == "memory" {
+                OFlags::empty()
+            } else {
+                OFlags::NOFOLLOW
+            };
+            let Ok(fd) = rustix::fs::openat(
+                &root,
+                d.path.as_str(),
+                flags | OFlags::RDONLY | nofollow,
+                Mode::empty(),
+            ) else {
+                return false;
+            };
+            if !rustix::fs::fstat(&fd).is_ok_and(|st| stamp(&d.path, &st) == *d) {
+                return false;
+            }
+            fds.insert(d.path.as_str(), fd);
+        }
+        if m.dirs.is_empty()
+            && rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()).is_ok()
+        {
+            return false;
+        }
+        let notes: Vec<&store::Entry> = m
+            .entries
+            .iter()
+            .filter(|e| !ROOT_FILES.contains(&e.path.as_str()))
+            .collect();
+        let same = |part: &[&store::Entry]| {
+            part.iter().all(|e| {
+                e.path
+                    .rsplit_once('/')
+                    .and_then(|(parent, name)| Some((fds.get(parent)?, name)))
+                    .is_some_and(|(fd, name)| same_file(fd, name, e))
+            })
+        };
+        all_parallel(&notes, same)
+    }
+
+    /// Notes above which [`unchanged`] spreads its `statx` calls over threads.
+    const PARALLEL_NOTES: usize = 512;
+
+    /// `check` of every part of `items`, the parts checked on up to as many threads as the
+    /// machine runs at once (at most four), the first on this one; `false` as soon as a part is.
+    fn all_parallel<T: Sync>(items: &[T], check: impl Fn(&[T]) -> bool + Sync) -> bool {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads < 2 || items.len() < PARALLEL_NOTES {
+            return check(items);
+        }
+        let size = items.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let check = &check;
+            let others: Vec<_> = items
+                .chunks(size)
+                .skip(1)
+                .map(|part| {
+                    let spawned =
+                        std::thread::Builder::new().spawn_scoped(scope, move || check(part));
+                    (part, spawned)
+                })
+                .collect();
+            check(&items[..size.min(items.len())])
+                && others.into_iter().all(|(part, spawned)| match spawned {
+                    Ok(h) => h.join().unwrap_or(false),
+                    // No thread: checked here.
+                    Err(_) => check(part),
+                })
+        })
     }
 }
 
@@ -387,6 +546,215 @@ mod tests {
             dir: root.join("nowhere"),
         };
         assert!(missing.list().unwrap().is_empty());
+    }
+
+    /// Sets the modification time of every file and directory under `dir` (and its own).
+    #[cfg(target_os = "linux")]
+    fn set_mtimes(dir: &Path, t: std::time::SystemTime) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                set_mtimes(&p, t);
+            } else {
+                let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+                f.set_times(std::fs::FileTimes::new().set_modified(t))
+                    .unwrap();
+            }
+        }
+        let d = std::fs::File::open(dir).unwrap();
+        d.set_times(std::fs::FileTimes::new().set_modified(t))
+            .unwrap();
+    }
+
+    /// The manifest a refresh would write from the listing of `source` now, recorded an hour
+    /// ahead (so that nothing is racily clean: the test changes files within one clock tick).
+    #[cfg(target_os = "linux")]
+    fn vouching_manifest(source: &MemoryDir) -> Manifest {
+        let (files, stamps) = source.list_stamped().unwrap();
+        let later = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i64
+            + 3_600_000_000_000;
+        Manifest {
+            entries: files
+                .into_iter()
+                .map(|f| crate::store::Entry {
+                    path: f.path,
+                    size: f.size,
+                    mtime_ns: f.mtime_ns,
+                    ctime_ns: f.ctime_ns,
+                    checked_ns: later,
+                    blob: [0; 20],
+                    seg: u32::MAX,
+                    doc: 0,
+                    ndocs: 0,
+                })
+                .collect(),
+            dirs: stamps.unwrap(),
+            dirs_checked_ns: later,
+            ..Manifest::default()
+        }
+    }
+
+    /// The memory source vouches for an index from the stamps of the directories its listing
+    /// read and one `stat` per note: a note added, removed, renamed or edited (a same-size edit
+    /// that puts the modification time back included: its status change time moves), in any
+    /// directory or at the root, makes it list again; changes in hidden directories (the dreaming
+    /// state that recall records) do not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn memory_manifest_vouches_until_a_note_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let w = |p: &str, text: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+        let source = MemoryDir {
+            dir: root.to_path_buf(),
+        };
+        type Change = Box<dyn Fn(&Path)>;
+        let changes: Vec<(&str, Change)> = vec![
+            ("nothing", Box::new(|_| {})),
+            (
+                "a hidden file",
+                Box::new(|r| std::fs::write(r.join("memory/.dreams/state.json"), "{}").unwrap()),
+            ),
+            (
+                "an append",
+                Box::new(|r| {
+                    use std::io::Write;
+                    let mut f = std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(r.join("memory/2026-04-01.md"))
+                        .unwrap();
+                    f.write_all(b"more\n").unwrap();
+                }),
+            ),
+            (
+                "a same-size edit, mtime put back",
+                Box::new(move |r| {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    let p = r.join("memory/2025/2025-11-27.md");
+                    std::fs::write(&p, "TWO\n").unwrap();
+                    let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+                    f.set_times(std::fs::FileTimes::new().set_modified(old))
+                        .unwrap();
+                }),
+            ),
+            (
+                "a note in an empty directory",
+                Box::new(|r| std::fs::write(r.join("memory/empty/new.md"), "new\n").unwrap()),
+            ),
+            (
+                "a note in a new directory",
+                Box::new(|r| {
+                    std::fs::create_dir_all(r.join("memory/2027")).unwrap();
+                    std::fs::write(r.join("memory/2027/2027-01-01.md"), "x\n").unwrap();
+                }),
+            ),
+            (
+                "a removed note",
+                Box::new(|r| std::fs::remove_file(r.join("memory/2025/2025-11-27.md")).unwrap()),
+            ),
+            (
+                "a renamed note",
+                Box::new(|r| {
+                    std::fs::rename(
+                        r.join("memory/2026-04-01.md"),
+                        r.join("memory/2026-04-02.md"),
+                    )
+                    .unwrap()
+                }),
+            ),
+            (
+                "memory.md created",
+                Box::new(|r| std::fs::write(r.join("memory.md"), "# m\n").unwrap()),
+            ),
+            (
+                "MEMORY.md removed",
+                Box::new(|r| std::fs::remove_file(r.join("MEMORY.md")).unwrap()),
+            ),
+        ];
+        for (what, change) in changes {
+            for p in ["MEMORY.md", "memory.md", "memory"] {
+                let p = root.join(p);
+                if p.is_dir() {
+                    std::fs::remove_dir_all(p).unwrap();
+                } else if p.exists() {
+                    std::fs::remove_file(p).unwrap();
+                }
+            }
+            w("MEMORY.md", "# Memory\n");
+            w("memory/2026-04-01.md", "one\n");
+            w("memory/2025/2025-11-27.md", "two\n");
+            w("memory/.dreams/state.json", "[]");
+            std::fs::create_dir_all(root.join("memory/empty")).unwrap();
+            set_mtimes(root, old);
+            let m = vouching_manifest(&source);
+            assert_eq!(m.entries.len(), 3);
+            let dirs: Vec<&str> = m.dirs.iter().map(|d| d.path.as_str()).collect();
+            assert_eq!(dirs, ["memory", "memory/2025", "memory/empty"]);
+            assert!(source.unchanged(&m), "before: {what}");
+            change(root);
+            let unchanged = what == "nothing" || what == "a hidden file";
+            assert_eq!(source.unchanged(&m), unchanged, "{what}");
+        }
+        // Racily clean: the stamps were recorded within two seconds of the last change.
+        let mut m = vouching_manifest(&source);
+        assert!(source.unchanged(&m));
+        m.dirs_checked_ns = m.dirs.iter().map(|d| d.ctime_ns).max().unwrap() + 1_000_000_000;
+        assert!(!source.unchanged(&m));
+        // Without stamps (a listed file could not be read, or another writer), never.
+        let mut m = vouching_manifest(&source);
+        m.dirs_checked_ns = 0;
+        assert!(!source.unchanged(&m));
+    }
+
+    /// Through the index: once the directories are older than the racy window, a query opens
+    /// the index from its manifest (nothing written), and an edit in place is still seen.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_vouched_memory_index_still_sees_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join("memory/2026")).unwrap();
+        std::fs::write(ws.join("memory/2026/2026-04-01.md"), "alpha\n").unwrap();
+        std::fs::write(ws.join("MEMORY.md"), "# Memory\n").unwrap();
+        let index_dir = dir.path().join("index");
+        let source = MemoryDir { dir: ws.clone() };
+        let opts = crate::store::Options::default();
+        let open = || crate::store::open(&index_dir, &source, &opts).unwrap();
+        open();
+        // Past the racy window of the notes and directories just written: written once more,
+        // with stamps that vouch.
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        assert_eq!(open().report.tokenized, 0);
+        let manifest = std::fs::read(index_dir.join("MANIFEST")).unwrap();
+        let idx = open();
+        assert_eq!(std::fs::read(index_dir.join("MANIFEST")).unwrap(), manifest);
+        assert!(idx.manifest.dirs_checked_ns > 0);
+        assert!(source.unchanged(&idx.manifest));
+        let hits = |idx: &crate::store::Index, q: &str| {
+            crate::memory::search(idx, q, crate::rank::Mode::Auto, 5, 0.0, 0)
+                .unwrap()
+                .len()
+        };
+        assert_eq!(hits(&idx, "beta"), 0);
+        {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(ws.join("memory/2026/2026-04-01.md"))
+                .unwrap();
+            f.write_all(b"beta\n").unwrap();
+        }
+        let idx = open();
+        assert_eq!(idx.report.tokenized, 1);
+        assert_eq!(hits(&idx, "beta"), 1);
     }
 
     /// The work-tree listing: pages only (no `index.md`, hidden entries, other files, symbolic
