@@ -269,8 +269,13 @@ impl Recency {
     }
 }
 
-fn path_tier(query: &str, path: &str) -> u8 {
-    let q = query.trim().trim_start_matches("./");
+/// The form of a query that exact-path tiers compare (§14.6): trimmed, without a leading `./`.
+fn path_query(query: &str) -> &str {
+    query.trim().trim_start_matches("./")
+}
+
+/// The exact-path tier of the file at `path` for the [`path_query`] `q`.
+fn path_tier(q: &str, path: &str) -> u8 {
     if q.is_empty() {
         return 0;
     }
@@ -717,13 +722,17 @@ impl Ranking<'_> {
 
     /// The exactly named files with a chunk (§14.6): `(entry index, tier)`, in path order.
     fn named_files(&self) -> Vec<(usize, u8)> {
+        let q = path_query(self.query);
+        if q.is_empty() {
+            return Vec::new();
+        }
         self.index
             .manifest
             .entries
             .iter()
             .enumerate()
             .filter(|(_, e)| e.ndocs > 0)
-            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .map(|(i, e)| (i, path_tier(q, &e.path)))
             .filter(|&(_, tier)| tier > 0)
             .collect()
     }

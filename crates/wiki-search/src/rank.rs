@@ -489,23 +489,36 @@ impl Prepared {
         // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
         // The non-empty lines: their numbers and the units each holds.
         let folded = tokenize::fold(text);
+        let ascii = folded.is_ascii();
         let mut kept: Vec<usize> = Vec::new();
         let mut masks: Vec<u64> = Vec::new();
-        for (i, l) in folded.lines().enumerate() {
-            if l.trim().is_empty() {
-                continue;
+        let mut units = |w: &str| match memo.get(w) {
+            Some(&u) => u,
+            None => {
+                let u = self.units_in_folded(w);
+                memo.insert(w.to_string(), u);
+                u
             }
-            kept.push(i);
-            masks.push(l.split_whitespace().fold(0u64, |m, w| {
-                m | match memo.get(w) {
-                    Some(&u) => u,
-                    None => {
-                        let u = self.units_in_folded(w);
-                        memo.insert(w.to_string(), u);
-                        u
-                    }
-                }
-            }));
+        };
+        for (i, l) in folded.lines().enumerate() {
+            let mask = if ascii {
+                // The words of `split_whitespace` (whose ASCII white space is these bytes), found
+                // byte by byte.
+                l.as_bytes()
+                    .split(|b| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' '))
+                    .filter(|w| !w.is_empty())
+                    .fold(None, |m: Option<u64>, w| {
+                        Some(m.unwrap_or(0) | std::str::from_utf8(w).map_or(0, &mut units))
+                    })
+            } else {
+                l.split_whitespace()
+                    .fold(None, |m: Option<u64>, w| Some(m.unwrap_or(0) | units(w)))
+            };
+            // A line without words is empty (blank).
+            if let Some(mask) = mask {
+                kept.push(i);
+                masks.push(mask);
+            }
         }
         let w = lines.max(1);
         let mut best = 0u64;

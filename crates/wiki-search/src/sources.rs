@@ -294,25 +294,40 @@ mod fast_memory {
     /// The curated files at the workspace root.
     const ROOT_FILES: [&str; 2] = ["MEMORY.md", "memory.md"];
 
+    /// Size, modification and status change times of `st` (its field types differ between
+    /// targets, hence the casts).
+    #[allow(clippy::unnecessary_cast)]
+    fn stat_data(st: &Stat) -> (u64, i64, i64) {
+        (
+            st.st_size as u64,
+            nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        )
+    }
+
     /// The regular file `name` in the directory `fd`, listed as `path`.
     fn stat_file(fd: &OwnedFd, name: &str, path: String) -> Option<SourceFile> {
         let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| SourceFile {
+        let (size, mtime_ns, ctime_ns) = stat_data(&st);
+        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some(SourceFile {
             path,
-            size: st.st_size as u64,
-            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            size,
+            mtime_ns,
+            ctime_ns,
             blob: None,
         })
     }
 
+    /// The stamp of the directory at `path` whose stat data is `st`.
+    #[allow(clippy::unnecessary_cast)]
     fn stamp(path: &str, st: &Stat) -> DirStamp {
+        let (_, mtime_ns, ctime_ns) = stat_data(st);
         DirStamp {
             path: path.to_string(),
             dev: st.st_dev as u64,
             ino: st.st_ino as u64,
-            mtime_ns: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            mtime_ns,
+            ctime_ns,
         }
     }
 
@@ -389,13 +404,9 @@ mod fast_memory {
     /// Whether the regular file `name` in `fd` has the unchanged stat data of `e`.
     fn same_file(fd: &OwnedFd, name: &str, e: &store::Entry) -> bool {
         rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+            let (size, mtime_ns, ctime_ns) = stat_data(&st);
             FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-                && store::same_stat(
-                    e,
-                    st.st_size as u64,
-                    nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
-                    nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
-                )
+                && store::same_stat(e, size, mtime_ns, ctime_ns)
         })
     }
 

@@ -66,7 +66,7 @@ use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
 const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Segment count above which segments are merged.
 pub const MAX_SEGMENTS: usize = 8;
 const NONE: u32 = u32::MAX;
@@ -179,7 +179,8 @@ pub struct Entry {
 pub struct Manifest {
     /// Segment file names.
     pub segments: Vec<String>,
-    /// Indexed files, sorted by path.
+    /// Indexed files, sorted by path (one byte string: [`entry_table`]).
+    #[serde(with = "entry_table")]
     pub entries: Vec<Entry>,
     /// Live documents.
     pub live_docs: u64,
@@ -239,6 +240,75 @@ impl Manifest {
             return Err(corrupt("entries out of order".into()));
         }
         Ok(m)
+    }
+}
+
+/// The entries of a manifest as one byte string: their count, then per entry its path
+/// (length-prefixed), size, mtime, ctime, checked time, blob id, segment, first document and
+/// document count. Every query reads the manifest: decoding a few thousand entries from this
+/// is a fraction of decoding them field by field as MessagePack values.
+mod entry_table {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use super::Entry;
+    use crate::codec::{Reader, put_bytes, put_varint};
+
+    pub fn serialize<S: Serializer>(entries: &[Entry], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(entries.len() * 64);
+        put_varint(&mut out, entries.len() as u64);
+        for e in entries {
+            put_bytes(&mut out, e.path.as_bytes());
+            put_varint(&mut out, e.size);
+            for t in [e.mtime_ns, e.ctime_ns, e.checked_ns] {
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            out.extend_from_slice(&e.blob);
+            for n in [e.seg, e.doc, e.ndocs] {
+                put_varint(&mut out, u64::from(n));
+            }
+        }
+        s.serialize_bytes(&out)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Entry>, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
+        decode(&bytes).map_err(|e| D::Error::custom(format!("entry table: {e}")))
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Vec<Entry>, crate::codec::Corrupt> {
+        let mut r = Reader::new(bytes);
+        // Each entry takes at least 50 bytes: the count cannot claim more.
+        let n = r.len(bytes.len() / 50)?;
+        let mut out = Vec::with_capacity(n);
+        let u32_of = |v: u64| {
+            u32::try_from(v).map_err(|_| crate::codec::Corrupt::new("number out of range"))
+        };
+        for _ in 0..n {
+            let path = r.str()?.to_string();
+            let size = r.varint()?;
+            let mtime_ns = r.u64()? as i64;
+            let ctime_ns = r.u64()? as i64;
+            let checked_ns = r.u64()? as i64;
+            let blob = r.oid()?;
+            let seg = u32_of(r.varint()?)?;
+            let doc = u32_of(r.varint()?)?;
+            let ndocs = u32_of(r.varint()?)?;
+            out.push(Entry {
+                path,
+                size,
+                mtime_ns,
+                ctime_ns,
+                checked_ns,
+                blob,
+                seg,
+                doc,
+                ndocs,
+            });
+        }
+        if !r.is_empty() {
+            return Err(crate::codec::Corrupt::new("trailing bytes"));
+        }
+        Ok(out)
     }
 }
 
