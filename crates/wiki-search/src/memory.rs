@@ -11,7 +11,15 @@
 //!   where w is the idf-weighted share of the query's words that the best
 //!   [`PROXIMITY_LINES`] consecutive non-empty lines hold together (in a conversation log the
 //!   answer is one turn or two; words scattered over unrelated turns say less). Mapped to 0–1 as
-//!   FTS5 ranks are: `s / (1 + s)`.
+//!   FTS5 ranks are: `s / (1 + s)`. The pool scored this way is the `2 × max(4 × maxResults,
+//!   24)` chunks of best BM25 that hold at least one word of the query.
+//! * **Repetition**: in w, each line's words count its weight `min(1, 2 / r)`, where r is the
+//!   number of distinct lines of the pool that hold the same query words and say the same
+//!   sentence (the Jaccard index of their lowercase word sets, words with a digit left out, at
+//!   least [`REPEAT_SIMILARITY`] = 0.5), itself included. A sentence said once or twice (a
+//!   fact, its restatement) keeps its weight; one that a conversation repeats in many notes ("the
+//!   standup keeps drifting into design discussions") is a recurring topic, and its repetitions
+//!   share the weight of two lines, so the one turn that answers with the same word comes first.
 //! * **Hybrid** (§14.2, only with an embedding provider configured, see [`crate::embed`]): the
 //!   text score above becomes `(vw × vector + tw × text) / (vw + tw)` (`query.hybrid.vectorWeight`
 //!   0.7, `textWeight` 0.3; `hybrid.enabled: false` leaves the vector score alone), where
@@ -50,8 +58,7 @@
 //! The memory index is a second sidecar in the vault: `.openclaw-wiki/index/memory-<hash>/`,
 //! where `<hash>` identifies the workspace's absolute path (see [`crate::store`]).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use crate::doc::{Field, IndexDoc, KIND_MEMORY, StoredChunk, StoredDoc, TermCounter};
 use crate::rank::{self, Hit, Mode, Prepared};
@@ -144,15 +151,9 @@ pub fn importance_multiplier(n: Option<u8>) -> f64 {
 }
 
 /// Segment flags of a memory chunk: this bit says that the low four bits hold its importance
-/// (0: none), so that ranking can bound a chunk's score before reading its text. (Chunks indexed
-/// without it are bounded with the highest importance.)
+/// (0: none). Ranking reads every chunk of its pool and takes the importance from the text; the
+/// flags stay in the index format.
 const FLAG_IMPORTANCE: u8 = 0x80;
-
-/// The importance held in a chunk's segment flags (see [`FLAG_IMPORTANCE`]).
-fn importance_of_flags(flags: u8) -> Option<u8> {
-    let n = flags & 0x0f;
-    (n > 0).then_some(n)
-}
 
 /// Index documents (one per chunk) of a memory file.
 pub fn chunk_docs(path: &str, text: &str, blob: [u8; 20]) -> Vec<IndexDoc> {
@@ -445,8 +446,8 @@ impl Iterator for Mmr<'_> {
     }
 }
 
-/// The candidate pool of a query: chunks in BM25 order, scored exactly (stored text read,
-/// proximity measured) only as far as the best ones need.
+/// The candidate pool of a query: chunks in BM25 order, each read and scored exactly
+/// (proximity, repetition, recency, importance).
 struct Pool<'a> {
     index: &'a Index,
     prep: &'a Prepared,
@@ -455,9 +456,156 @@ struct Pool<'a> {
     now_ms: i64,
 }
 
+/// A chunk of the pool, read: its non-empty lines' coverage units and the weight of each line
+/// (see [`repetition_weights`]).
+struct ReadChunk {
+    key: (usize, u32),
+    bm25: f64,
+    chunk: StoredChunk,
+    /// The chunk's text, folded (`tokenize::fold`).
+    folded: String,
+    masks: Vec<(usize, u64)>,
+    weights: Vec<f64>,
+}
+
+/// Two lines are the same sentence said again when the Jaccard index of their word sets
+/// (lowercase, words holding a digit left out) is at least this.
+pub const REPEAT_SIMILARITY: f64 = 0.5;
+
+/// FNV-1a, the hasher of the per-query maps of [`repetition_weights`]: their keys are short
+/// words and line numbers of the workspace's own notes, hashed by the thousand per query.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// A sentence said up to this many times keeps its full weight (see [`repetition_weights`]).
+pub const REPEATS_KEPT: usize = 2;
+
+/// The words of a (folded) line that say what it is: lowercase, without the words holding a digit (a
+/// time, a count, a date: the same sentence with another number is the same sentence).
+fn line_words<'t>(folded_line: &'t str, vocab: &mut FnvMap<&'t str, u32>) -> Vec<u32> {
+    let mut ids: Vec<u32> = folded_line
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
+        .map(|w| {
+            let n = vocab.len() as u32;
+            *vocab.entry(w).or_insert(n)
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The weight of each matching line of the pool: `min(1, 2 / r)` ([`REPEATS_KEPT`] = 2),
+/// where `r` is the number of distinct lines of the pool (a line of a file counts once, however
+/// many chunks overlap it) holding the same query units and saying the same sentence
+/// ([`REPEAT_SIMILARITY`]), itself included. A sentence said twice is a restatement and keeps
+/// its weight; one the conversation repeats in many notes is a recurring topic, not the turn
+/// that answers: its repetitions share the weight of two lines.
+fn repetition_weights(reads: &mut [ReadChunk]) {
+    let mut file_of: FnvMap<&str, usize> = FnvMap::default();
+    let mut id_of: FnvMap<(usize, usize), usize> = FnvMap::default();
+    let mut lines: Vec<(u64, Vec<u32>)> = Vec::new();
+    let mut vocab: FnvMap<&str, u32> = FnvMap::default();
+    let mut ids: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
+    for r in reads.iter() {
+        let n = file_of.len();
+        let file = *file_of.entry(r.chunk.path.as_str()).or_insert(n);
+        let text: Vec<&str> = r.folded.lines().collect();
+        let mut these = Vec::with_capacity(r.masks.len());
+        for &(i, mask) in &r.masks {
+            if mask == 0 {
+                these.push(usize::MAX);
+                continue;
+            }
+            let id = *id_of
+                .entry((file, r.chunk.start_line + i))
+                .or_insert_with(|| {
+                    let words = line_words(text.get(i).copied().unwrap_or(""), &mut vocab);
+                    lines.push((mask, words));
+                    lines.len() - 1
+                });
+            these.push(id);
+        }
+        ids.push(these);
+    }
+    // Word sets as bit sets over the vocabulary: a comparison is a pass of `AND` and counts.
+    let words = vocab.len().div_ceil(64).max(1);
+    let mut bits = vec![0u64; words * lines.len()];
+    for (id, (_, set)) in lines.iter().enumerate() {
+        for &w in set {
+            bits[id * words + (w / 64) as usize] |= 1 << (w % 64);
+        }
+    }
+    let set = |id: usize| &bits[id * words..(id + 1) * words];
+    let mut by_mask: FnvMap<u64, Vec<usize>> = FnvMap::default();
+    for (id, (mask, _)) in lines.iter().enumerate() {
+        by_mask.entry(*mask).or_default().push(id);
+    }
+    let mut repeats = vec![1usize; lines.len()];
+    for group in by_mask.values_mut() {
+        // By size: a set more than `1 / REPEAT_SIMILARITY` times larger cannot be similar.
+        group.sort_by_key(|&id| (lines[id].1.len(), id));
+        for (x, &a) in group.iter().enumerate() {
+            let na = lines[a].1.len();
+            for &b in &group[x + 1..] {
+                let nb = lines[b].1.len();
+                if (na as f64) < REPEAT_SIMILARITY * nb as f64 {
+                    break;
+                }
+                let inter: u32 = set(a)
+                    .iter()
+                    .zip(set(b))
+                    .map(|(p, q)| (p & q).count_ones())
+                    .sum();
+                let union = (na + nb) as f64 - f64::from(inter);
+                let similar = if union == 0.0 {
+                    true
+                } else {
+                    f64::from(inter) / union >= REPEAT_SIMILARITY
+                };
+                if similar {
+                    repeats[a] += 1;
+                    repeats[b] += 1;
+                }
+            }
+        }
+    }
+    for (r, these) in reads.iter_mut().zip(ids) {
+        r.weights = these
+            .into_iter()
+            .map(|id| match repeats.get(id) {
+                Some(&n) if n > REPEATS_KEPT => REPEATS_KEPT as f64 / n as f64,
+                _ => 1.0,
+            })
+            .collect();
+    }
+}
+
 impl Pool<'_> {
-    /// The text score (0–1) of a chunk whose BM25 is `bm25` and whose best window holds the
-    /// share `near` of the query.
+    /// The text score of a chunk whose BM25 is `bm25` and whose best window holds the share
+    /// `near` of the query, in 0–1.
     fn text_score(bm25: f64, near: f64) -> f64 {
         let bm25 =
             bm25 * (rank::MEMORY_K1 + 1.0) * (1.0 - PROXIMITY_SHARE + PROXIMITY_SHARE * near);
@@ -471,111 +619,88 @@ impl Pool<'_> {
         score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
     }
 
-    /// The stored chunk `key` with its text score and its best window.
-    fn windowed(
-        &self,
-        key: (usize, u32),
-        bm25: f64,
-        memo: &mut rank::WordUnits,
-    ) -> Result<Option<(StoredChunk, f64, String)>, crate::Error> {
-        let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? else {
-            return Ok(None);
-        };
-        let (near, window) = self
-            .prep
-            .best_window(&c.text, self.idfs, PROXIMITY_LINES, memo);
-        let focus = window.to_string();
-        Ok(Some((c, Pool::text_score(bm25, near), focus)))
+    /// The proximity share of a read chunk (its lines weighted) and its best window's text.
+    fn window(&self, r: &ReadChunk) -> (f64, String) {
+        let (near, span) =
+            self.prep
+                .best_weighted_window(&r.masks, &r.weights, self.idfs, PROXIMITY_LINES);
+        let text = &r.chunk.text;
+        let focus = span
+            .and_then(|(a, b)| rank::line_span(text, a, b))
+            .unwrap_or(text)
+            .to_string();
+        (near, focus)
     }
 
-    /// The keyword candidate of chunk `key`, scored exactly.
-    fn exact(
-        &self,
-        key: (usize, u32),
-        bm25: f64,
-        memo: &mut rank::WordUnits,
-    ) -> Result<Option<Cand>, crate::Error> {
-        Ok(self
-            .windowed(key, bm25, memo)?
-            .map(|(c, text, focus)| Cand {
-                score: self.weighted(text, &c.path, c.importance),
-                chunk: c,
-                tier: 0,
-                focus: Some(focus),
-            }))
+    /// Read the chunks of `scored` and weigh their lines.
+    fn read(&self, scored: &[((usize, u32), f64)]) -> Result<Vec<ReadChunk>, crate::Error> {
+        let mut memo = rank::WordUnits::default();
+        let mut reads = Vec::with_capacity(scored.len());
+        for &(key, bm25) in scored {
+            if let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? {
+                let folded = tokenize::fold(&c.text);
+                let masks = self.prep.folded_line_masks(&folded, &mut memo);
+                reads.push(ReadChunk {
+                    key,
+                    bm25,
+                    chunk: c,
+                    folded,
+                    masks,
+                    weights: Vec::new(),
+                });
+            }
+        }
+        repetition_weights(&mut reads);
+        Ok(reads)
     }
 
-    /// The candidates of `scored` (the pool, best BM25 first) that can matter: the first chunk
-    /// of each file named by `tiers` (removed from `tiers`, given their tier) and, of the others,
-    /// at least the `keep` best by score, ties included. A chunk's score is at most its
-    /// [`Pool::weighted`] [`Pool::text_score`] with its whole query in one window and the
-    /// importance its segment flags give (the highest when unknown); chunks are scored exactly in the order of that bound
-    /// until it falls under the `keep`-th best exact score, so the others cannot be among the best.
+    /// The keyword candidate of a read chunk, scored exactly.
+    fn exact(&self, r: ReadChunk) -> Cand {
+        let (near, focus) = self.window(&r);
+        let score = self.weighted(
+            Pool::text_score(r.bm25, near),
+            &r.chunk.path,
+            r.chunk.importance,
+        );
+        Cand {
+            chunk: r.chunk,
+            score,
+            tier: 0,
+            focus: Some(focus),
+        }
+    }
+
+    /// The candidates of `scored` (the pool, best BM25 first), each scored exactly, the first
+    /// chunk of each file named by `tiers` (removed from `tiers`) given its tier.
     fn best(
         &self,
         scored: &[((usize, u32), f64)],
         tiers: &mut Vec<(usize, u8)>,
-        keep: usize,
     ) -> Result<Vec<Cand>, crate::Error> {
         let mut entry_of: foldhash::HashMap<(usize, u32), usize> = foldhash::HashMap::default();
         for (s, d, i) in self.index.live_docs() {
             entry_of.insert((s, d), i);
         }
-        let mut memo = rank::WordUnits::default();
-        let mut out = Vec::new();
-        let mut tier_at = vec![0u8; scored.len()];
-        tiers.retain(|&(i, tier)| {
-            match scored.iter().position(|(k, _)| entry_of.get(k) == Some(&i)) {
-                Some(pos) => {
-                    tier_at[pos] = tier;
+        let mut tier_of: HashMap<(usize, u32), u8> = HashMap::new();
+        tiers.retain(
+            |&(i, tier)| match scored.iter().find(|(k, _)| entry_of.get(k) == Some(&i)) {
+                Some((k, _)) => {
+                    tier_of.insert(*k, tier);
                     false
                 }
                 None => true,
-            }
-        });
-        let mut bounded: Vec<(f64, usize)> = Vec::new();
-        for (pos, &(key, bm25)) in scored.iter().enumerate() {
-            if tier_at[pos] > 0 {
-                if let Some(mut c) = self.exact(key, bm25, &mut memo)? {
-                    c.tier = tier_at[pos];
-                    out.push(c);
-                }
-                continue;
-            }
-            let path = entry_of
-                .get(&key)
-                .map_or("", |&i| self.index.manifest.entries[i].path.as_str());
-            let flags = self.index.segments[key.0].flags(key.1);
-            let importance = if flags & FLAG_IMPORTANCE != 0 {
-                importance_of_flags(flags)
-            } else {
-                Some(10)
-            };
-            let bound = self.weighted(Pool::text_score(bm25, 1.0), path, importance);
-            // A few units in the last place of slack: the bound is computed in floating point.
-            bounded.push((bound * (1.0 + 1e-9), pos));
-        }
-        bounded.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        // The `keep` best exact scores so far (a min-heap of non-negative scores as bits).
-        let mut best: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
-        for (bound, pos) in bounded {
-            if best.len() >= keep
-                && best
-                    .peek()
-                    .is_some_and(|&Reverse(low)| bound < f64::from_bits(low))
-            {
-                break;
-            }
-            let (key, bm25) = scored[pos];
-            if let Some(c) = self.exact(key, bm25, &mut memo)? {
-                best.push(Reverse(c.score.max(0.0).to_bits()));
-                if best.len() > keep {
-                    best.pop();
-                }
-                out.push(c);
-            }
-        }
-        Ok(out)
+            },
+        );
+        let reads = self.read(scored)?;
+        Ok(reads
+            .into_iter()
+            .map(|r| {
+                let tier = tier_of.get(&r.key).copied().unwrap_or(0);
+                let mut c = self.exact(r);
+                c.tier = tier;
+                c
+            })
+            .collect())
     }
 }
 
@@ -697,7 +822,8 @@ struct Ranking<'a> {
 
 impl Ranking<'_> {
     /// The keyword pool: chunks passing the coverage gate, best BM25 first, at most
-    /// `4 × max(4 × maxResults, 24)`, with the query terms' idfs (`None` without terms).
+    /// `2 × max(4 × maxResults, 24)` (each is read and scored), with the query terms' idfs
+    /// (`None` without terms).
     fn keyword_pool(&self) -> Result<Option<(Scored, Vec<f64>)>, crate::Error> {
         if self.prep.terms.is_empty() {
             return Ok(None);
@@ -716,7 +842,7 @@ impl Ranking<'_> {
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then_with(|| a.0.cmp(&b.0))
         });
-        scored.truncate((self.max_results * 4).max(24) * 4);
+        scored.truncate((self.max_results * 4).max(24) * 2);
         Ok(Some((scored, idfs)))
     }
 
@@ -762,16 +888,13 @@ impl Ranking<'_> {
         }
     }
 
-    /// Keyword-only candidates: the pool's chunks that can be among the best `4 × maxResults`
-    /// ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
-    /// file with its tier.
+    /// Keyword-only candidates: the pool's chunks, scored ([`Pool::best`]), and the best (first
+    /// in the pool, else first) chunk of each exactly named file with its tier.
     fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
         let mut tiers = self.named_files();
         let mut cands: Vec<Cand> = Vec::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
-            cands = self
-                .pool(&idfs)
-                .best(&scored, &mut tiers, self.max_results * 4)?;
+            cands = self.pool(&idfs).best(&scored, &mut tiers)?;
         }
         // Named files without a chunk in the pool: their first chunk.
         for &(i, tier) in &tiers {
@@ -788,17 +911,17 @@ impl Ranking<'_> {
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
             let pool = self.pool(&idfs);
-            let mut memo = rank::WordUnits::default();
-            for (key, bm25) in scored {
-                if let Some((c, text, focus)) = pool.windowed(key, bm25, &mut memo)? {
-                    seen.insert(key);
-                    cands.push(Cand {
-                        score: pool.weighted(v.merge(key, text), &c.path, c.importance),
-                        chunk: c,
-                        tier: 0,
-                        focus: Some(focus),
-                    });
-                }
+            for r in pool.read(&scored)? {
+                let key = r.key;
+                let (near, focus) = pool.window(&r);
+                let text_score = v.merge(key, Pool::text_score(r.bm25, near));
+                seen.insert(key);
+                cands.push(Cand {
+                    score: pool.weighted(text_score, &r.chunk.path, r.chunk.importance),
+                    chunk: r.chunk,
+                    tier: 0,
+                    focus: Some(focus),
+                });
             }
         }
         // The vector path's own candidates (keyword score 0 unless the keyword path had them).

@@ -472,80 +472,105 @@ impl Prepared {
         lines: usize,
         memo: &mut WordUnits,
     ) -> (f64, &'t str) {
-        let weight = |mask: u64| -> f64 {
+        let masks = self.line_masks(text, memo);
+        let weights = vec![1.0; masks.len()];
+        let (cov, span) = self.best_weighted_window(&masks, &weights, idfs, lines);
+        let window = span
+            .and_then(|(first, last)| line_span(text, first, last))
+            .unwrap_or(text);
+        (cov, window)
+    }
+
+    /// The non-empty lines of `text` as `(line index, coverage units held)` (units as a mask
+    /// over [`Self::units`]; the index as `str::lines` counts). `memo` keeps each folded word's
+    /// units (see [`Self::window_coverage`]).
+    pub fn line_masks(&self, text: &str, memo: &mut WordUnits) -> Vec<(usize, u64)> {
+        // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
+        self.folded_line_masks(&tokenize::fold(text), memo)
+    }
+
+    /// [`Self::line_masks`] of a text given its folded form (`tokenize::fold(text)`).
+    pub fn folded_line_masks(&self, folded: &str, memo: &mut WordUnits) -> Vec<(usize, u64)> {
+        folded
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                // A line holding no unit as a substring holds none as a term.
+                if self.unit_substrings(l) == 0 {
+                    return (i, 0);
+                }
+                let mask = l.split_whitespace().fold(0u64, |m, w| {
+                    m | match memo.get(w) {
+                        Some(&u) => u,
+                        None => {
+                            let u = self.units_in_folded(w);
+                            memo.insert(w.to_string(), u);
+                            u
+                        }
+                    }
+                });
+                (i, mask)
+            })
+            .collect()
+    }
+
+    /// The idf-weighted share of the coverage units (`idfs` per term) held by the best run of
+    /// `lines` consecutive entries of `masks` (from [`Self::line_masks`]), each line's units
+    /// counting its weight (`weights`, one per entry, in 0–1; a unit held by several lines of a
+    /// run counts the highest), and that run as `(first line index, last line index)` without
+    /// its leading lines that hold no unit (the first best run; `None` when no unit has weight
+    /// or none occurs). The share is 1 when no unit has weight.
+    pub fn best_weighted_window(
+        &self,
+        masks: &[(usize, u64)],
+        weights: &[f64],
+        idfs: &[f64],
+        lines: usize,
+    ) -> (f64, Option<(usize, usize)>) {
+        let idf_of = |k: usize| -> f64 {
             self.units
-                .iter()
-                .enumerate()
-                .take(64)
-                .filter(|(k, _)| mask & (1 << k) != 0)
-                .map(|(_, &i)| idfs.get(i).copied().unwrap_or(0.0))
-                .sum()
+                .get(k)
+                .and_then(|&i| idfs.get(i))
+                .copied()
+                .unwrap_or(0.0)
         };
         let n = self.units.len().min(64);
-        let total = weight(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
+        let total: f64 = (0..n).map(idf_of).sum();
         if total <= 0.0 {
-            return (1.0, text);
-        }
-        // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
-        // The non-empty lines: their numbers and the units each holds.
-        let folded = tokenize::fold(text);
-        let ascii = folded.is_ascii();
-        let mut kept: Vec<usize> = Vec::new();
-        let mut masks: Vec<u64> = Vec::new();
-        let mut units = |w: &str| match memo.get(w) {
-            Some(&u) => u,
-            None => {
-                let u = self.units_in_folded(w);
-                memo.insert(w.to_string(), u);
-                u
-            }
-        };
-        for (i, l) in folded.lines().enumerate() {
-            let mask = if ascii {
-                // The words of `split_whitespace` (whose ASCII white space is these bytes), found
-                // byte by byte.
-                l.as_bytes()
-                    .split(|b| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' '))
-                    .filter(|w| !w.is_empty())
-                    .fold(None, |m: Option<u64>, w| {
-                        Some(m.unwrap_or(0) | std::str::from_utf8(w).map_or(0, &mut units))
-                    })
-            } else {
-                l.split_whitespace()
-                    .fold(None, |m: Option<u64>, w| Some(m.unwrap_or(0) | units(w)))
-            };
-            // A line without words is empty (blank).
-            if let Some(mask) = mask {
-                kept.push(i);
-                masks.push(mask);
-            }
+            return (1.0, None);
         }
         let w = lines.max(1);
-        let mut best = 0u64;
         let mut best_weight = 0.0f64;
         let mut best_start = None;
+        let mut held = vec![0.0f64; n];
         for start in 0..masks.len() {
-            let m = masks[start..(start + w).min(masks.len())]
-                .iter()
-                .fold(0, |a, b| a | b);
-            if m != best && m != 0 {
-                let mw = weight(m);
-                if mw > best_weight {
-                    best = m;
-                    best_weight = mw;
-                    best_start = Some(start);
+            let run = start..(start + w).min(masks.len());
+            if masks[run.clone()].iter().all(|m| m.1 == 0) {
+                continue;
+            }
+            held.iter_mut().for_each(|h| *h = 0.0);
+            for j in run {
+                let (m, lw) = (masks[j].1, weights.get(j).copied().unwrap_or(1.0));
+                for (k, h) in held.iter_mut().enumerate() {
+                    if m & (1 << k) != 0 && lw > *h {
+                        *h = lw;
+                    }
                 }
             }
+            let mw: f64 = held.iter().enumerate().map(|(k, h)| idf_of(k) * h).sum();
+            if mw > best_weight {
+                best_weight = mw;
+                best_start = Some(start);
+            }
         }
-        let window = best_start
-            .and_then(|s| {
-                let end = (s + w).min(kept.len());
-                // Without the leading lines that hold no unit.
-                let s = (s..end).find(|&i| masks[i] != 0).unwrap_or(s);
-                line_span(text, *kept.get(s)?, *kept.get(end - 1)?)
-            })
-            .unwrap_or(text);
-        (best_weight / total, window)
+        let span = best_start.map(|s| {
+            let end = (s + w).min(masks.len());
+            // Without the leading lines that hold no unit.
+            let s = (s..end).find(|&i| masks[i].1 != 0).unwrap_or(s);
+            (masks[s].0, masks[end - 1].0)
+        });
+        (best_weight / total, span)
     }
 
     /// Fraction of coverage units among the terms of `text` (`coverage(&term_set(text))`).
@@ -576,7 +601,7 @@ impl Prepared {
 }
 
 /// Lines `first..=last` (0-based, as `str::lines` counts them) of `text`, as one slice.
-fn line_span(text: &str, first: usize, last: usize) -> Option<&str> {
+pub(crate) fn line_span(text: &str, first: usize, last: usize) -> Option<&str> {
     let mut start = None;
     let mut offset = 0usize;
     for (i, line) in text.split_inclusive('\n').enumerate() {

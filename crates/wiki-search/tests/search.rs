@@ -1011,6 +1011,48 @@ fn memory_importance_chunks_and_corpus_all_balancing() {
 
 /// A workspace where one file matches both query words, one matches one word, and a dated copy
 /// of the first is 90.5 days old (recency 0.7 + 0.3 × 2^(-90.5/30) = 0.7370), among filler notes.
+/// A sentence the conversation repeats in many notes shares the weight of two lines: the one
+/// old note that answers, with one word of the question, comes before six recent notes that
+/// repeat the same two sentences with that word.
+#[test]
+fn memory_repeated_sentences_do_not_bury_the_answer() {
+    let v = vault();
+    let ws = memory_ws(&v);
+    let chatter = "User: The standup keeps drifting into design discussions.\n\
+                   Assistant: Timebox the standup and move design topics to a separate meeting.\n";
+    for day in 1..=6 {
+        std::fs::write(
+            ws.join(format!("memory/2026-03-0{day}.md")),
+            format!("# 2026-03-0{day}\n\nUser: The boiler makes a banging noise.\n{chatter}"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        ws.join("memory/2025-11-10.md"),
+        "# 2025-11-10\n\nUser: The boiler makes a banging noise.\n\
+         User: New standup time: 13:00, because of the time zones.\n",
+    )
+    .unwrap();
+    let ws_s = ws.to_str().unwrap();
+    let args = [
+        "When is our team standup?",
+        "--corpus",
+        "memory",
+        "--memory",
+        ws_s,
+        "--max-results",
+        "3",
+    ];
+    assert_eq!(
+        search_paths(&v, &args),
+        [
+            "memory/2025-11-10.md",
+            "memory/2026-03-06.md",
+            "memory/2026-03-05.md"
+        ]
+    );
+}
+
 fn min_score_ws(v: &Vault) -> PathBuf {
     let ws = memory_ws(v);
     let plan = "Zebra quartz rollout plan for the gateway.\n";
