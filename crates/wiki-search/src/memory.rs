@@ -452,8 +452,21 @@ struct Pool<'a> {
     index: &'a Index,
     prep: &'a Prepared,
     idfs: &'a [f64],
+    weights: Weights,
+}
+
+/// The recency and importance multipliers of a query's chunks (§14.3, §14.4).
+#[derive(Clone, Copy)]
+struct Weights {
     recency: Recency,
     now_ms: i64,
+}
+
+impl Weights {
+    /// `score` times the recency multiplier of `path` and the multiplier of `importance`.
+    fn apply(self, score: f64, path: &str, importance: Option<u8>) -> f64 {
+        score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
+    }
 }
 
 /// A chunk of the pool, read: its non-empty lines' coverage units and the weight of each line
@@ -612,13 +625,6 @@ impl Pool<'_> {
         bm25 / (1.0 + bm25)
     }
 
-    /// `score` (a text score, or the merged score of hybrid search) times the recency
-    /// multiplier of the file at `path` and the multiplier of `importance`: how both candidate
-    /// builders weigh a chunk.
-    fn weighted(&self, score: f64, path: &str, importance: Option<u8>) -> f64 {
-        score * self.recency.multiplier(path, self.now_ms) * importance_multiplier(importance)
-    }
-
     /// The proximity share of a read chunk (its lines weighted) and its best window's text.
     fn window(&self, r: &ReadChunk) -> (f64, String) {
         let (near, span) =
@@ -654,10 +660,9 @@ impl Pool<'_> {
         Ok(reads)
     }
 
-    /// The keyword candidate of a read chunk, scored exactly.
     fn exact(&self, r: ReadChunk) -> Cand {
         let (near, focus) = self.window(&r);
-        let score = self.weighted(
+        let score = self.weights.apply(
             Pool::text_score(r.bm25, near),
             &r.chunk.path,
             r.chunk.importance,
@@ -816,8 +821,7 @@ struct Ranking<'a> {
     query: &'a str,
     prep: &'a Prepared,
     max_results: usize,
-    recency: Recency,
-    now_ms: i64,
+    weights: Weights,
 }
 
 impl Ranking<'_> {
@@ -846,105 +850,104 @@ impl Ranking<'_> {
         Ok(Some((scored, idfs)))
     }
 
-    /// The exactly named files with a chunk (§14.6): `(entry index, tier)`, in path order.
-    fn named_files(&self) -> Vec<(usize, u8)> {
+    /// Keyword-only candidates: the pool's chunks, scored ([`Pool::best`]), and the best (first in the pool, else first) chunk of each exactly named
+    /// file with its tier.
+    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
+        let mut tiers = self.path_tiers();
+        let mut cands: Vec<Cand> = Vec::new();
+        if let Some((scored, idfs)) = self.keyword_pool()? {
+            let pool = Pool {
+                index: self.index,
+                prep: self.prep,
+                idfs: &idfs,
+                weights: self.weights,
+            };
+            cands = pool.best(&scored, &mut tiers)?;
+        }
+        // Named files without a chunk in the pool: their first chunk.
+        for (i, tier) in tiers {
+            cands.extend(self.first_chunk(i, tier)?);
+        }
+        Ok(cands)
+    }
+
+    /// The exactly named files (§14.6) that have chunks: (manifest entry, path tier).
+    fn path_tiers(&self) -> Vec<(usize, u8)> {
         let q = path_query(self.query);
         if q.is_empty() {
             return Vec::new();
         }
-        self.index
-            .manifest
-            .entries
-            .iter()
-            .enumerate()
+        let entries = self.index.manifest.entries.iter().enumerate();
+        entries
             .filter(|(_, e)| e.ndocs > 0)
             .map(|(i, e)| (i, path_tier(q, &e.path)))
             .filter(|&(_, tier)| tier > 0)
             .collect()
     }
 
-    /// The first chunk of the named file `entry` as a candidate with `tier` (it ranks by tier).
-    fn first_chunk(&self, entry: usize, tier: u8) -> Result<Option<Cand>, crate::Error> {
-        let e = &self.index.manifest.entries[entry];
+    /// The first chunk of manifest entry `i`, as a candidate of path tier `tier`.
+    fn first_chunk(&self, i: usize, tier: u8) -> Result<Option<Cand>, crate::Error> {
+        let e = &self.index.manifest.entries[i];
         Ok(match self.index.stored(e.seg as usize, e.doc)? {
-            StoredDoc::Chunk(c) => Some(Cand {
-                chunk: c,
+            StoredDoc::Chunk(chunk) => Some(Cand {
+                chunk,
                 score: 0.0,
                 tier,
                 focus: None,
             }),
-            StoredDoc::Page(_) => None,
+            _ => None,
         })
-    }
-
-    /// The pool of the keyword part: chunks weighed with `idfs`, this query's recency.
-    fn pool<'p>(&'p self, idfs: &'p [f64]) -> Pool<'p> {
-        Pool {
-            index: self.index,
-            prep: self.prep,
-            idfs,
-            recency: self.recency,
-            now_ms: self.now_ms,
-        }
-    }
-
-    /// Keyword-only candidates: the pool's chunks, scored ([`Pool::best`]), and the best (first
-    /// in the pool, else first) chunk of each exactly named file with its tier.
-    fn keyword_candidates(&self) -> Result<Vec<Cand>, crate::Error> {
-        let mut tiers = self.named_files();
-        let mut cands: Vec<Cand> = Vec::new();
-        if let Some((scored, idfs)) = self.keyword_pool()? {
-            cands = self.pool(&idfs).best(&scored, &mut tiers)?;
-        }
-        // Named files without a chunk in the pool: their first chunk.
-        for &(i, tier) in &tiers {
-            cands.extend(self.first_chunk(i, tier)?);
-        }
-        Ok(cands)
     }
 
     /// Hybrid candidates: every chunk of the keyword pool with its merged score, the vector
     /// path's own best ones, and the exact-path tiers (the first candidate of a named file, else
     /// its first chunk).
     fn hybrid_candidates(&self, v: &Vectors) -> Result<Vec<Cand>, crate::Error> {
+        let (index, weights) = (self.index, self.weights);
         let mut cands: Vec<Cand> = Vec::new();
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         if let Some((scored, idfs)) = self.keyword_pool()? {
-            let pool = self.pool(&idfs);
+            let pool = Pool {
+                index,
+                prep: self.prep,
+                idfs: &idfs,
+                weights,
+            };
             for r in pool.read(&scored)? {
                 let key = r.key;
                 let (near, focus) = pool.window(&r);
-                let text_score = v.merge(key, Pool::text_score(r.bm25, near));
+                let merged = v.merge(key, Pool::text_score(r.bm25, near));
+                let score = weights.apply(merged, &r.chunk.path, r.chunk.importance);
                 seen.insert(key);
                 cands.push(Cand {
-                    score: pool.weighted(text_score, &r.chunk.path, r.chunk.importance),
                     chunk: r.chunk,
+                    score,
                     tier: 0,
                     focus: Some(focus),
                 });
             }
         }
         // The vector path's own candidates (keyword score 0 unless the keyword path had them).
-        let pool = self.pool(&[]);
         let mut best: Vec<(&(usize, u32), &f64)> = v.scores.iter().collect();
         best.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (&key, _) in best.into_iter().take(v.pool) {
             if seen.contains(&key) {
                 continue;
             }
-            if let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? {
+            if let StoredDoc::Chunk(c) = index.stored(key.0, key.1)? {
+                let score = weights.apply(v.merge(key, 0.0), &c.path, c.importance);
                 seen.insert(key);
                 cands.push(Cand {
-                    score: pool.weighted(v.merge(key, 0.0), &c.path, c.importance),
                     chunk: c,
+                    score,
                     tier: 0,
                     focus: None,
                 });
             }
         }
-        // Path tiers: the best (first) candidate of an exactly named file, else its first chunk.
-        for (i, tier) in self.named_files() {
-            let path = &self.index.manifest.entries[i].path;
+        // Path tiers: the best (first) chunk of an exactly named file.
+        for (i, tier) in self.path_tiers() {
+            let path = &index.manifest.entries[i].path;
             if let Some(c) = cands.iter_mut().find(|c| c.chunk.path == *path) {
                 c.tier = c.tier.max(tier);
             } else {
@@ -972,8 +975,7 @@ pub fn search_with(
         query,
         prep: &prep,
         max_results,
-        recency,
-        now_ms,
+        weights: Weights { recency, now_ms },
     };
     let cands = match &vectors {
         None => ranking.keyword_candidates()?,

@@ -3,13 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-#[cfg(not(target_os = "linux"))]
 use rayon::prelude::*;
 
 use crate::Error;
 use crate::doc::{self, IndexDoc};
 use crate::memory;
-use crate::store::{DirStamp, Manifest, Source, SourceFile};
+use crate::store::{DirStamp, Entry, Manifest, Source, SourceFile};
 
 fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
@@ -51,7 +50,6 @@ fn stated(path: String, meta: &std::fs::Metadata) -> SourceFile {
 
 /// Stat a list of `(relative path, absolute path)` pairs in parallel; files that vanished or are
 /// not regular files are skipped.
-#[cfg(not(target_os = "linux"))]
 fn stat_all(files: Vec<(String, PathBuf)>) -> Vec<SourceFile> {
     files
         .into_par_iter()
@@ -81,9 +79,8 @@ fn page_docs(path: &str, bytes: &[u8], blob: [u8; 20]) -> Vec<IndexDoc> {
     }
 }
 
-/// The pages of a vault work tree, as the vault layer lists them ([`wiki_vault::scan_stat`]:
-/// one `getdents64` per directory and one `statx` per page relative to its directory on
-/// Linux). Entries that are not pages (symbolic links, names that are not UTF-8) are not
+/// The pages of a vault work tree, as the vault layer lists them ([`wiki_vault::scan_stat`]).
+/// Entries that are not pages (symbolic links, names that are not UTF-8) are not
 /// indexed.
 pub struct WorkTree {
     /// Vault directory.
@@ -189,22 +186,68 @@ pub struct MemoryDir {
     pub dir: PathBuf,
 }
 
+/// The curated files at the root of a memory workspace.
+const ROOT_FILES: [&str; 2] = ["MEMORY.md", "memory.md"];
+
 /// The memory files of a workspace as `(relative path, absolute path)`, sorted.
 pub fn memory_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    memory_files_stamped(dir).0
+}
+
+/// The stamp of the directory at `path` whose stat data is `meta` (`None` where a directory has
+/// no identity to compare: not Unix).
+fn dir_stamp(path: &str, meta: &std::fs::Metadata) -> Option<DirStamp> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(DirStamp {
+            path: path.to_string(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mtime_ns: mtime_ns(meta),
+            ctime_ns: ctime_ns(meta),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, meta);
+        None
+    }
+}
+
+/// [`memory_files`] with the stamps of the directories read (sorted by path), each taken
+/// before the directory was read; `None` without them (not Unix).
+fn memory_files_stamped(dir: &Path) -> (Vec<(String, PathBuf)>, Option<Vec<DirStamp>>) {
     let mut out = Vec::new();
-    for name in ["MEMORY.md", "memory.md"] {
+    for name in ROOT_FILES {
         let p = dir.join(name);
         if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
             out.push((name.to_string(), p));
         }
     }
-    fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<(String, PathBuf)>) {
+    type Stamps = Option<Vec<DirStamp>>;
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        depth: usize,
+        out: &mut Vec<(String, PathBuf)>,
+        st: &mut Stamps,
+    ) {
         if depth > 16 {
             return;
         }
+        // Stamped before it is read: whatever changes it afterwards changes the stamp.
+        let Ok(meta) = std::fs::metadata(dir) else {
+            return;
+        };
+        let stamp = dir_stamp(rel, &meta);
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
         };
+        match (st.as_mut(), stamp) {
+            (Some(stamps), Some(s)) => stamps.push(s),
+            _ => *st = None,
+        }
         for e in rd.flatten() {
             let Ok(name) = e.file_name().into_string() else {
                 continue;
@@ -215,16 +258,57 @@ pub fn memory_files(dir: &Path) -> Vec<(String, PathBuf)> {
             let Ok(ft) = e.file_type() else { continue };
             let path = format!("{rel}/{name}");
             if ft.is_dir() {
-                walk(&e.path(), &path, depth + 1, out);
+                walk(&e.path(), &path, depth + 1, out, st);
             } else if ft.is_file() && name.ends_with(".md") {
                 out.push((path, e.path()));
             }
         }
     }
-    walk(&dir.join("memory"), "memory", 0, &mut out);
+    let mut stamps = Some(Vec::new());
+    walk(&dir.join("memory"), "memory", 0, &mut out, &mut stamps);
     out.sort();
     out.dedup_by(|a, b| a.0 == b.0);
-    out
+    if let Some(s) = stamps.as_mut() {
+        s.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    }
+    (out, stamps)
+}
+
+/// Whether the file at `abs` is a regular file with the unchanged stat data of `e`.
+fn same_file(abs: &Path, e: &Entry) -> bool {
+    std::fs::symlink_metadata(abs).is_ok_and(|meta| {
+        meta.is_file() && crate::store::same_stat(e, meta.len(), mtime_ns(&meta), ctime_ns(&meta))
+    })
+}
+
+/// Notes above which [`MemoryDir::unchanged`] spreads its `stat` calls over threads.
+const PARALLEL_NOTES: usize = 512;
+
+/// `check` of every part of `items`, the parts checked on up to as many threads as the machine
+/// runs at once (at most four), the first on this one; `false` when a part is.
+fn all_parallel<T: Sync>(items: &[T], check: impl Fn(&[T]) -> bool + Sync) -> bool {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || items.len() < PARALLEL_NOTES {
+        return check(items);
+    }
+    let size = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let check = &check;
+        let others: Vec<_> = items
+            .chunks(size)
+            .skip(1)
+            .map(|part| {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || check(part));
+                (part, spawned)
+            })
+            .collect();
+        check(&items[..size.min(items.len())])
+            && others.into_iter().all(|(part, spawned)| match spawned {
+                Ok(h) => h.join().unwrap_or(false),
+                // No thread: checked here.
+                Err(_) => check(part),
+            })
+    })
 }
 
 impl Source for MemoryDir {
@@ -232,32 +316,54 @@ impl Source for MemoryDir {
         Ok(self.list_stamped()?.0)
     }
 
-    #[cfg(target_os = "linux")]
     fn list_stamped(&self) -> Result<(Vec<SourceFile>, Option<Vec<DirStamp>>), Error> {
-        let (files, dirs) = fast_memory::list(&self.dir);
-        Ok((files, Some(dirs)))
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn list_stamped(&self) -> Result<(Vec<SourceFile>, Option<Vec<DirStamp>>), Error> {
-        let mut out = stat_all(memory_files(&self.dir));
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok((out, None))
+        let (files, stamps) = memory_files_stamped(&self.dir);
+        // (`memory_files` is sorted by path.)
+        Ok((stat_all(files), stamps))
     }
 
     fn vouches(&self) -> bool {
-        cfg!(target_os = "linux")
+        cfg!(unix)
     }
 
+    /// Every directory the listing read (`m.dirs`) still has its stamp (so no file was added,
+    /// removed or renamed in it), and every indexed file its stat data (size, mtime, ctime, not
+    /// racily clean): one `stat` per file and per directory, no directory read.
     fn unchanged(&self, m: &Manifest) -> bool {
-        #[cfg(target_os = "linux")]
-        let unchanged = fast_memory::unchanged(&self.dir, m);
-        #[cfg(not(target_os = "linux"))]
-        let unchanged = {
-            let _ = m;
-            false
+        if !cfg!(unix) || m.dirs_checked_ns == 0 || m.dirs.iter().any(|d| d.racy(m.dirs_checked_ns))
+        {
+            return false;
+        }
+        for name in ROOT_FILES {
+            let abs = self.dir.join(name);
+            let same = match m.entry(name) {
+                Some(e) => same_file(&abs, e),
+                None => !std::fs::symlink_metadata(&abs).is_ok_and(|meta| meta.is_file()),
+            };
+            if !same {
+                return false;
+            }
+        }
+        // Only `memory` itself may be a symbolic link to its directory, as in the listing.
+        let stamped = |d: &DirStamp| {
+            let abs = self.dir.join(&d.path);
+            let meta = match d.path.as_str() {
+                "memory" => std::fs::metadata(abs),
+                _ => std::fs::symlink_metadata(abs),
+            };
+            meta.is_ok_and(|meta| meta.is_dir() && dir_stamp(&d.path, &meta).as_ref() == Some(d))
         };
-        unchanged
+        if !m.dirs.iter().all(stamped) || (m.dirs.is_empty() && self.dir.join("memory").is_dir()) {
+            return false;
+        }
+        let notes: Vec<&Entry> = m
+            .entries
+            .iter()
+            .filter(|e| !ROOT_FILES.contains(&e.path.as_str()))
+            .collect();
+        all_parallel(&notes, |part| {
+            part.iter().all(|e| same_file(&self.dir.join(&e.path), e))
+        })
     }
 
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, Error> {
@@ -271,238 +377,6 @@ impl Source for MemoryDir {
             Ok(text) => memory::chunk_docs(path, text, blob),
             Err(_) => Vec::new(),
         }
-    }
-}
-
-/// The listing of [`memory_files`] with stat data, on Linux without a path lookup per file:
-/// each directory is read with `getdents` and its notes are statted relative to its open
-/// descriptor (the listing is the fixed cost of every memory query). Each directory is stamped
-/// ([`DirStamp`], `fstat` of its descriptor) before it is read, so that a later query can tell
-/// from the manifest that nothing was added or removed ([`unchanged`]) and stat the indexed
-/// notes only.
-#[cfg(target_os = "linux")]
-mod fast_memory {
-    use std::collections::HashMap;
-    use std::os::fd::OwnedFd;
-    use std::path::Path;
-
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
-
-    use super::nanos;
-    use crate::store::{self, DirStamp, Manifest, SourceFile};
-
-    /// The curated files at the workspace root.
-    const ROOT_FILES: [&str; 2] = ["MEMORY.md", "memory.md"];
-
-    /// Size, modification and status change times of `st` (its field types differ between
-    /// targets, hence the casts).
-    #[allow(clippy::unnecessary_cast)]
-    fn stat_data(st: &Stat) -> (u64, i64, i64) {
-        (
-            st.st_size as u64,
-            nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
-        )
-    }
-
-    /// The regular file `name` in the directory `fd`, listed as `path`.
-    fn stat_file(fd: &OwnedFd, name: &str, path: String) -> Option<SourceFile> {
-        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        let (size, mtime_ns, ctime_ns) = stat_data(&st);
-        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some(SourceFile {
-            path,
-            size,
-            mtime_ns,
-            ctime_ns,
-            blob: None,
-        })
-    }
-
-    /// The stamp of the directory at `path` whose stat data is `st`.
-    #[allow(clippy::unnecessary_cast)]
-    fn stamp(path: &str, st: &Stat) -> DirStamp {
-        let (_, mtime_ns, ctime_ns) = stat_data(st);
-        DirStamp {
-            path: path.to_string(),
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
-            mtime_ns,
-            ctime_ns,
-        }
-    }
-
-    /// `MEMORY.md`, `memory.md` and `memory/**/*.md` of `dir` (hidden entries, symbolic links
-    /// and names that are not UTF-8 left out), sorted by path, with the stamps of the
-    /// directories read (sorted by path).
-    pub(super) fn list(dir: &Path) -> (Vec<SourceFile>, Vec<DirStamp>) {
-        let mut out = Vec::new();
-        let mut dirs = Vec::new();
-        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
-            return (out, dirs);
-        };
-        for name in ROOT_FILES {
-            out.extend(stat_file(&root, name, name.to_string()));
-        }
-        if let Ok(fd) = rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()) {
-            walk(&fd, "memory", 0, &mut out, &mut dirs);
-        }
-        out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        out.dedup_by(|a, b| a.path == b.path);
-        dirs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        (out, dirs)
-    }
-
-    fn walk(
-        fd: &OwnedFd,
-        rel: &str,
-        depth: usize,
-        out: &mut Vec<SourceFile>,
-        stamps: &mut Vec<DirStamp>,
-    ) {
-        if depth > 16 {
-            return;
-        }
-        // Stamped before it is read: whatever changes it afterwards changes the stamp.
-        let Ok(st) = rustix::fs::fstat(fd) else {
-            return;
-        };
-        stamps.push(stamp(rel, &st));
-        let mut dirs = Vec::new();
-        let mut buf: Vec<u8> = Vec::with_capacity(32 * 1024);
-        let mut entries = RawDir::new(fd, buf.spare_capacity_mut());
-        while let Some(Ok(entry)) = entries.next() {
-            let Ok(name) = std::str::from_utf8(entry.file_name().to_bytes()) else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                match rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(st) => kind = FileType::from_raw_mode(st.st_mode),
-                    Err(_) => continue,
-                }
-            }
-            match kind {
-                FileType::Directory => dirs.push(name.to_string()),
-                FileType::RegularFile if name.ends_with(".md") => {
-                    out.extend(stat_file(fd, name, format!("{rel}/{name}")));
-                }
-                _ => {}
-            }
-        }
-        for name in dirs {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            if let Ok(sub) = rustix::fs::openat(fd, name.as_str(), flags, Mode::empty()) {
-                walk(&sub, &format!("{rel}/{name}"), depth + 1, out, stamps);
-            }
-        }
-    }
-
-    /// Whether the regular file `name` in `fd` has the unchanged stat data of `e`.
-    fn same_file(fd: &OwnedFd, name: &str, e: &store::Entry) -> bool {
-        rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
-            let (size, mtime_ns, ctime_ns) = stat_data(&st);
-            FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-                && store::same_stat(e, size, mtime_ns, ctime_ns)
-        })
-    }
-
-    /// Whether the listing of `dir` would be the files of `m`, each with its stat data: every
-    /// directory the listing read (`m.dirs`) still has the stamp it had then (so no file was
-    /// added, removed or renamed in it), and every indexed file its stat data (size, mtime,
-    /// ctime, not racily clean). One `statx` per file and per directory; no directory is read.
-    pub(super) fn unchanged(dir: &Path, m: &Manifest) -> bool {
-        if m.dirs_checked_ns == 0 || m.dirs.iter().any(|d| d.racy(m.dirs_checked_ns)) {
-            return false;
-        }
-        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(root) = rustix::fs::open(dir, flags | OFlags::PATH, Mode::empty()) else {
-            return false;
-        };
-        for name in ROOT_FILES {
-            let same = match m.entry(name) {
-                Some(e) => same_file(&root, name, e),
-                None => stat_file(&root, name, String::new()).is_none(),
-            };
-            if !same {
-                return false;
-            }
-        }
-        // The directories, opened as the listing opens them (only `memory` itself may be a
-        // symbolic link), each with its stamp.
-        let mut fds: HashMap<&str, OwnedFd> = HashMap::with_capacity(m.dirs.len());
-        for d in &m.dirs {
-            let nofollow = if d.path == "memory" {
-                OFlags::empty()
-            } else {
-                OFlags::NOFOLLOW
-            };
-            let Ok(fd) = rustix::fs::openat(
-                &root,
-                d.path.as_str(),
-                flags | OFlags::RDONLY | nofollow,
-                Mode::empty(),
-            ) else {
-                return false;
-            };
-            if !rustix::fs::fstat(&fd).is_ok_and(|st| stamp(&d.path, &st) == *d) {
-                return false;
-            }
-            fds.insert(d.path.as_str(), fd);
-        }
-        if m.dirs.is_empty()
-            && rustix::fs::openat(&root, "memory", flags | OFlags::RDONLY, Mode::empty()).is_ok()
-        {
-            return false;
-        }
-        let notes: Vec<&store::Entry> = m
-            .entries
-            .iter()
-            .filter(|e| !ROOT_FILES.contains(&e.path.as_str()))
-            .collect();
-        let same = |part: &[&store::Entry]| {
-            part.iter().all(|e| {
-                e.path
-                    .rsplit_once('/')
-                    .and_then(|(parent, name)| Some((fds.get(parent)?, name)))
-                    .is_some_and(|(fd, name)| same_file(fd, name, e))
-            })
-        };
-        all_parallel(&notes, same)
-    }
-
-    /// Notes above which [`unchanged`] spreads its `statx` calls over threads.
-    const PARALLEL_NOTES: usize = 512;
-
-    /// `check` of every part of `items`, the parts checked on up to as many threads as the
-    /// machine runs at once (at most four), the first on this one; `false` as soon as a part is.
-    fn all_parallel<T: Sync>(items: &[T], check: impl Fn(&[T]) -> bool + Sync) -> bool {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        if threads < 2 || items.len() < PARALLEL_NOTES {
-            return check(items);
-        }
-        let size = items.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let check = &check;
-            let others: Vec<_> = items
-                .chunks(size)
-                .skip(1)
-                .map(|part| {
-                    let spawned =
-                        std::thread::Builder::new().spawn_scoped(scope, move || check(part));
-                    (part, spawned)
-                })
-                .collect();
-            check(&items[..size.min(items.len())])
-                && others.into_iter().all(|(part, spawned)| match spawned {
-                    Ok(h) => h.join().unwrap_or(false),
-                    // No thread: checked here.
-                    Err(_) => check(part),
-                })
-        })
     }
 }
 
@@ -560,7 +434,7 @@ mod tests {
     }
 
     /// Sets the modification time of every file and directory under `dir` (and its own).
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     fn set_mtimes(dir: &Path, t: std::time::SystemTime) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -579,7 +453,7 @@ mod tests {
 
     /// The manifest a refresh would write from the listing of `source` now, recorded an hour
     /// ahead (so that nothing is racily clean: the test changes files within one clock tick).
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     fn vouching_manifest(source: &MemoryDir) -> Manifest {
         let (files, stamps) = source.list_stamped().unwrap();
         let later = std::time::SystemTime::now()
@@ -613,7 +487,7 @@ mod tests {
     /// that puts the modification time back included: its status change time moves), in any
     /// directory or at the root, makes it list again; changes in hidden directories (the dreaming
     /// state that recall records) do not.
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     #[test]
     fn memory_manifest_vouches_until_a_note_changes() {
         let dir = tempfile::tempdir().unwrap();
@@ -727,7 +601,7 @@ mod tests {
 
     /// Through the index: once the directories are older than the racy window, a query opens
     /// the index from its manifest (nothing written), and an edit in place is still seen.
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     #[test]
     fn a_vouched_memory_index_still_sees_an_edit() {
         let dir = tempfile::tempdir().unwrap();

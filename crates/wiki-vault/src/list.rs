@@ -92,7 +92,8 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
         let raw = name.as_bytes().to_vec();
         items.push((name, Some(ft), entry.path(), raw));
     }
-    // By name (see `fast::walk`), then by bytes: not in the directory's order.
+    // By name (names that are not UTF-8 where their U+FFFD form sorts, as a listing of git's
+    // tree does), then by bytes: the order does not depend on the directory's.
     items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.3.cmp(&b.3)));
     for (name, ft, abs, _) in items {
         let path = format!("{rel}/{name}");
@@ -135,8 +136,8 @@ fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<PageFile>) -> Result<
 }
 
 /// Stat data of listed page files, each read relative to an open descriptor of its directory
-/// (Linux `fstatat`): the kernel resolves one name per page instead of the whole path from the
-/// vault's root down (path lookups 2.3 -> 1.6% of an operation's CPU on a 10,000-page vault).
+/// (`fstatat`): the kernel resolves one name per page instead of the whole path from the vault's
+/// root down.
 #[derive(Debug, Default)]
 pub struct PageStatter {
     #[cfg(unix)]
@@ -254,199 +255,18 @@ pub struct StatedFile {
     pub stat: Option<std::io::Result<(u64, Option<crate::pagecache::FileStat>)>>,
 }
 
-/// [`scan`] with each page's stat data, in one pass: every directory is read with `getdents`
-/// into one buffer and its pages are statted relative to its open descriptor (no path lookup
-/// from the root, no map from directories to descriptors), directories and pages spread over
-/// the thread pool. The same files in the same order as [`scan`] (tested); cheaper than listing
-/// and then statting every page by its path from the root.
+/// [`scan`] with each page's stat data (through a [`PageStatter`]), the pages statted side by
+/// side.
 pub fn scan_stat(vault: &Path) -> Result<Vec<StatedFile>, VaultError> {
-    #[cfg(target_os = "linux")]
-    {
-        scan_kinds(
-            vault,
-            |dir, rel| fast::walk(dir, rel, 0),
-            |file| StatedFile { file, stat: None },
-        )
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let files = scan(vault)?;
-        let statter = PageStatter::new(&files);
-        Ok(files
-            .into_par_iter()
-            .map(|file| {
-                let stat = file.problem.is_none().then(|| statter.stat(&file));
-                StatedFile { file, stat }
-            })
-            .collect())
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod fast {
-    use std::ffi::CStr;
-    use std::os::fd::OwnedFd;
-    use std::path::Path;
-
-    use rayon::prelude::*;
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
-
-    use super::{MAX_DEPTH, PageFile, StatedFile, VaultError};
-    use crate::pagecache::FileStat;
-
-    /// An entry of a directory, as `walk` sorts and visits them.
-    enum Item {
-        /// A regular file named like a page.
-        Page(String),
-        /// A sub-directory.
-        Dir(String),
-        /// A symbolic link named like a page.
-        Link(String),
-        /// An entry whose name is not UTF-8: its name with U+FFFD for the bytes that are not,
-        /// and its bytes.
-        NotUtf8(String, Vec<u8>),
-    }
-
-    fn stat_of(fd: &OwnedFd, name: &str) -> std::io::Result<(u64, Option<FileStat>)> {
-        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(std::io::Error::other("not a regular file"));
-        }
-        let stat = FileStat::of_stat(&st);
-        Ok((stat.size, Some(stat)))
-    }
-
-    /// The pages under directory `dir` (vault path `rel`), as `super::walk` lists them, with
-    /// their stat data.
-    pub(super) fn walk(dir: &Path, rel: &str, depth: usize) -> Result<Vec<StatedFile>, VaultError> {
-        let unreadable = |e: std::io::Error| VaultError::Unreadable {
-            path: dir.to_path_buf(),
-            source: e,
-        };
-        let fd = rustix::fs::open(
-            dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| unreadable(e.into()))?;
-        let mut out = Vec::new();
-        let mut items: Vec<Item> = Vec::new();
-        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-        let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
-        while let Some(entry) = entries.next() {
-            let entry = entry.map_err(|e| unreadable(e.into()))?;
-            let name: &CStr = entry.file_name();
-            let bytes = name.to_bytes();
-            // (As `super::walk`: a name that is not UTF-8 is reported even when it is hidden.)
-            let Ok(name) = std::str::from_utf8(bytes) else {
-                let lossy = String::from_utf8_lossy(bytes).into_owned();
-                items.push(Item::NotUtf8(lossy, bytes.to_vec()));
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                kind = match rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(st) => FileType::from_raw_mode(st.st_mode),
-                    Err(e) => return Err(unreadable(e.into())),
-                };
-            }
-            let page_name = name.ends_with(".md");
-            match kind {
-                FileType::Symlink if page_name => items.push(Item::Link(name.to_string())),
-                FileType::Directory if depth < MAX_DEPTH => items.push(Item::Dir(name.to_string())),
-                FileType::RegularFile if page_name && name != "index.md" => {
-                    items.push(Item::Page(name.to_string()))
-                }
-                _ => {}
-            }
-        }
-        drop(buf);
-        fn name_of(item: &Item) -> &str {
-            match item {
-                Item::Page(n) | Item::Dir(n) | Item::Link(n) | Item::NotUtf8(n, _) => n,
-            }
-        }
-        fn raw_of(item: &Item) -> &[u8] {
-            match item {
-                Item::NotUtf8(_, raw) => raw,
-                other => name_of(other).as_bytes(),
-            }
-        }
-        // By name (names that are not UTF-8 where their U+FFFD form sorts, as a listing of git's
-        // tree does), then by bytes: the order does not depend on the directory's.
-        items.sort_unstable_by(|a, b| {
-            name_of(a)
-                .cmp(name_of(b))
-                .then_with(|| raw_of(a).cmp(raw_of(b)))
-        });
-        // Pages statted (and sub-directories walked) side by side, then put back in order.
-        enum Found {
-            One(StatedFile),
-            Many(Vec<StatedFile>),
-        }
-        let found: Vec<Found> = items
-            .par_iter()
-            .with_min_len(64)
-            .map(|item| {
-                let name = name_of(item);
-                let path = format!("{rel}/{name}");
-                let abs = dir.join(name);
-                match item {
-                    Item::Page(_) => {
-                        let stat = stat_of(&fd, name);
-                        Found::One(StatedFile {
-                            file: PageFile {
-                                path,
-                                abs,
-                                problem: None,
-                            },
-                            stat: Some(stat),
-                        })
-                    }
-                    Item::Link(_) => Found::One(StatedFile {
-                        file: PageFile {
-                            path,
-                            abs,
-                            problem: Some(super::SYMLINKED_PAGE.into()),
-                        },
-                        stat: None,
-                    }),
-                    Item::NotUtf8(_, raw) => {
-                        use std::os::unix::ffi::OsStrExt;
-                        Found::One(StatedFile {
-                            file: PageFile {
-                                path,
-                                abs: dir.join(std::ffi::OsStr::from_bytes(raw)),
-                                problem: Some(super::NOT_UTF8.into()),
-                            },
-                            stat: None,
-                        })
-                    }
-                    Item::Dir(_) => Found::Many(walk(&abs, &path, depth + 1).unwrap_or_else(|e| {
-                        vec![StatedFile {
-                            file: PageFile {
-                                path,
-                                abs,
-                                problem: Some(e.to_string()),
-                            },
-                            stat: None,
-                        }]
-                    })),
-                }
-            })
-            .collect();
-        out.reserve(found.len());
-        for f in found {
-            match f {
-                Found::One(file) => out.push(file),
-                Found::Many(files) => out.extend(files),
-            }
-        }
-        Ok(out)
-    }
+    let files = scan(vault)?;
+    let statter = PageStatter::new(&files);
+    Ok(files
+        .into_par_iter()
+        .map(|file| {
+            let stat = file.problem.is_none().then(|| statter.stat(&file));
+            StatedFile { file, stat }
+        })
+        .collect())
 }
 
 /// Read and parse one page file.
