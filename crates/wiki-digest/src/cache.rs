@@ -201,15 +201,36 @@ pub fn record(
         &result.errors,
         opts.now.as_millisecond(),
     );
-    entry.derived = derived_records(vault, snapshot, &result.changes);
+    entry.derived = derived_records(vault, snapshot, &result.changes, &[]);
     save(vault, &entry)
+}
+
+/// After a hit on `entry` (a compile that changes nothing and writes nothing else): record the
+/// derived caches that `entry` lacks and that are settled now (written by the compile that
+/// recorded `entry`, they were too young then), so that the next hit does not read them. A
+/// failure to save only costs that shortcut.
+pub fn record_settled_derived(vault: &Path, snapshot: &Snapshot, entry: &CacheEntry) {
+    let derived = derived_records(vault, snapshot, &[], &entry.derived);
+    if derived != entry.derived {
+        let entry = CacheEntry {
+            derived,
+            ..entry.clone()
+        };
+        let _ = save(vault, &entry);
+    }
 }
 
 /// The derived caches of `snapshot` that `changes` leave alone and whose stat data, settled
 /// when the snapshot listed them, is still theirs now, with their blob ids: their bytes (read
 /// after that listing, or now) are those of that stat data, since any write since the listing
-/// would have changed it.
-fn derived_records(vault: &Path, snapshot: &Snapshot, changes: &[Change]) -> Vec<DerivedRecord> {
+/// would have changed it. A file `known` records with that stat data keeps its record (it is
+/// not read).
+fn derived_records(
+    vault: &Path,
+    snapshot: &Snapshot,
+    changes: &[Change],
+    known: &[DerivedRecord],
+) -> Vec<DerivedRecord> {
     [
         wiki_parse::layout::AGENT_DIGEST_PATH,
         wiki_parse::layout::CLAIMS_PATH,
@@ -218,6 +239,9 @@ fn derived_records(vault: &Path, snapshot: &Snapshot, changes: &[Change]) -> Vec
     .filter(|path| !changes.iter().any(|c| c.path == *path))
     .filter_map(|path| {
         let stat = snapshot.derived_stat(path)?;
+        if let Some(r) = known.iter().find(|r| r.path == path && r.stat == stat) {
+            return Some(r.clone());
+        }
         let bytes = snapshot.get(path)?;
         let now = std::fs::symlink_metadata(vault.join(path)).ok()?;
         (FileStat::of(&now)? == stat).then(|| DerivedRecord {

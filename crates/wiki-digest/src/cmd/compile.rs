@@ -116,7 +116,10 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     };
     if let Some(hit) = cached {
         // Nothing to compile: the files are exactly those of the last compile and no freshness
-        // level can have changed since.
+        // level can have changed since. (`--check` writes nothing, not even the cache.)
+        if !args.check {
+            cache::record_settled_derived(ctx.root(), &snapshot, &hit);
+        }
         for e in &hit.errors {
             eprintln!("{e}");
         }
