@@ -741,6 +741,40 @@ fn operations_trust_the_dashboards_the_previous_one_recorded() {
     check.expect_code(0);
 }
 
+/// The record of the report files holds their blob ids, so the next operation checks the
+/// dashboards on disk without reading them: a hand edit of one that the operation's edit does
+/// not touch (here a note appended below its managed block, by hand, without a compile) is
+/// still seen (the dashboards are then rendered in full), the vault stays what a compile from
+/// scratch gives, and the operation after it trusts the record again.
+#[test]
+fn a_dashboard_edited_by_hand_is_not_taken_as_recorded() {
+    let v = vault();
+    v.run("wiki", &["compile"]).expect_code(0);
+    let path = "reports/person-agent-directory.md";
+    let edited = format!("{}\nA note by hand.\n", v.read(path));
+    v.write(path, &edited);
+    for (i, question) in ["First?", "Second?"].into_iter().enumerate() {
+        let mut cmd = v.command("wiki-apply");
+        cmd.env("WIKI_COMPILE_TRACE", "1");
+        let op =
+            format!(r#"{{"op":"add_question","page":"entity.alpha","question":"{question}"}}"#);
+        let run = wiki_testkit::output(cmd, Some(op.as_bytes()));
+        run.expect_code(0);
+        assert_eq!(
+            run.stderr.contains("differ from the record"),
+            i == 0,
+            "operation {i}: {}",
+            run.stderr
+        );
+    }
+    // (The operations changed nothing in that file: the hand edit stays uncommitted.)
+    assert!(v.read(path).ends_with("\nA note by hand.\n"));
+    assert_eq!(v.status(), format!(" M {path}\n"));
+    let check = v.run("wiki", &["compile", "--check", "--force"]);
+    assert_eq!(check.stdout, "");
+    check.expect_code(0);
+}
+
 /// An operation re-renders only the dashboards whose rows its edit changes: a new confidence
 /// that keeps a claim off the low-confidence and claim-health rows changes no dashboard, one
 /// below 0.5 changes low confidence only; a claim whose id no other claim shares is on no

@@ -27,6 +27,7 @@ use wiki_parse::{PageError, PageInfo};
 use crate::compile::CompileOptions;
 use crate::pages::PageCounts;
 use wiki_store::Change;
+use wiki_vault::pagecache::FileStat;
 use wiki_vault::snapshot::Snapshot;
 
 /// Bump when compiled output changes for the same input.
@@ -52,6 +53,25 @@ pub struct CacheEntry {
     pub claim_count: usize,
     /// Pages that failed to parse.
     pub errors: Vec<PageError>,
+    /// The derived caches (`agent-digest.json`, `claims.jsonl`) the compile left, by the stat
+    /// data they had, settled, when it recorded them: the next compile whose snapshot lists
+    /// them with the same stat data takes their blob ids from here instead of reading and
+    /// hashing them (tens of megabytes on a large vault). Files written by the compile itself
+    /// are not settled yet: the next compile that finds them settled records them.
+    #[serde(default)]
+    pub derived: Vec<DerivedRecord>,
+}
+
+/// A derived cache as a compile left it (see [`CacheEntry::derived`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DerivedRecord {
+    /// Vault path.
+    pub path: String,
+    /// Its stat data (settled).
+    pub stat: FileStat,
+    /// Its git blob id.
+    pub blob: String,
 }
 
 fn tool_id() -> String {
@@ -60,14 +80,32 @@ fn tool_id() -> String {
 
 /// The key of a snapshot compiled with `opts` (the clock is not part of it).
 pub fn key(snapshot: &Snapshot, opts: &CompileOptions) -> String {
-    key_with_changes(snapshot, &[], opts)
+    key_with_changes(snapshot, &[], opts, None)
+}
+
+/// [`key`], taking the blob ids of the derived caches that `entry` recorded with the stat data
+/// they still have from it ([`CacheEntry::derived`]).
+pub fn key_trusting(snapshot: &Snapshot, opts: &CompileOptions, entry: &CacheEntry) -> String {
+    key_with_changes(snapshot, &[], opts, Some(&entry.derived))
 }
 
 /// The key of `snapshot` with `changes` applied (what [`Snapshot::overlay`] would give), without
-/// copying the snapshot.
-pub fn key_with_changes(snapshot: &Snapshot, changes: &[Change], opts: &CompileOptions) -> String {
+/// copying the snapshot; the blob ids of derived caches from `trusted` where it recorded their
+/// stat data.
+pub fn key_with_changes(
+    snapshot: &Snapshot,
+    changes: &[Change],
+    opts: &CompileOptions,
+    trusted: Option<&[DerivedRecord]>,
+) -> String {
+    let trust = |path: &str, stat: &FileStat| {
+        trusted?
+            .iter()
+            .find(|r| r.path == path && r.stat == *stat)
+            .map(|r| r.blob.clone())
+    };
     let mut ids: std::collections::BTreeMap<&str, String> =
-        snapshot.blob_ids().into_iter().collect();
+        snapshot.blob_ids_trusting(trust).into_iter().collect();
     for c in changes {
         if wiki_vault::snapshot::tracks(&c.path) {
             match &c.content {
@@ -130,6 +168,7 @@ pub fn entry(
         page_counts: counts,
         claim_count,
         errors: errors.to_vec(),
+        derived: Vec::new(),
     }
 }
 
@@ -154,15 +193,40 @@ pub fn record(
     result: &crate::compile::CompileResult,
     opts: &CompileOptions,
 ) -> std::io::Result<()> {
-    let entry = entry(
-        key_with_changes(snapshot, &result.changes, opts),
+    let mut entry = entry(
+        key_with_changes(snapshot, &result.changes, opts, None),
         &result.pages,
         result.page_counts,
         result.claim_count,
         &result.errors,
         opts.now.as_millisecond(),
     );
+    entry.derived = derived_records(vault, snapshot, &result.changes);
     save(vault, &entry)
+}
+
+/// The derived caches of `snapshot` that `changes` leave alone and whose stat data, settled
+/// when the snapshot listed them, is still theirs now, with their blob ids: their bytes (read
+/// after that listing, or now) are those of that stat data, since any write since the listing
+/// would have changed it.
+fn derived_records(vault: &Path, snapshot: &Snapshot, changes: &[Change]) -> Vec<DerivedRecord> {
+    [
+        wiki_parse::layout::AGENT_DIGEST_PATH,
+        wiki_parse::layout::CLAIMS_PATH,
+    ]
+    .into_iter()
+    .filter(|path| !changes.iter().any(|c| c.path == *path))
+    .filter_map(|path| {
+        let stat = snapshot.derived_stat(path)?;
+        let bytes = snapshot.get(path)?;
+        let now = std::fs::symlink_metadata(vault.join(path)).ok()?;
+        (FileStat::of(&now)? == stat).then(|| DerivedRecord {
+            path: path.to_string(),
+            stat,
+            blob: wiki_parse::page::git_blob_id(bytes),
+        })
+    })
+    .collect()
 }
 
 /// Remove the cache entry (used when a compile could not commit).

@@ -266,15 +266,9 @@ fn compile_cached(snapshot: &Snapshot, opts: &CompileOptions, cache: &ParseCache
         )
     });
     trace("parse (recorded check)", t);
-    let report_sums = ReportSums::default();
     let dashboards = recorded
         .filter(|r| {
-            let now = current_reports_checksum(
-                snapshot,
-                &[],
-                &recorded_tag(opts, render_mode),
-                &report_sums,
-            );
+            let now = current_reports_checksum(snapshot, &[], &recorded_tag(opts, render_mode));
             if tracing() && r.reports != now {
                 wiki_cli::warn(
                     "trace",
@@ -328,7 +322,6 @@ fn compile_cached(snapshot: &Snapshot, opts: &CompileOptions, cache: &ParseCache
         related_scope: same_graph.then_some(&stale),
         misses: Some(&misses),
         unloaded: Some(&unloaded),
-        report_sums: Some(&report_sums),
         digest: recorded.map(|r| (cache, &misses, r.claims)),
         dashboards: dashboards.as_ref(),
     };
@@ -359,19 +352,12 @@ fn related_in_place(page: &Page, layout: &TextLayout) -> bool {
     }
 }
 
-/// Checksums of report and index files of a snapshot, by path: a compile checksums them twice
-/// (before, to trust the recorded dashboards; after, to record its own), and the second time
-/// only the files it rewrote need hashing (the dashboards are megabytes on large vaults).
-type ReportSums = std::sync::Mutex<HashMap<String, u64>>;
-
 /// The checksum [`crate::reuse::reports_checksum`] of the report pages and index files of
-/// `snapshot` with `changes` applied; the snapshot's files summed once per `sums`.
-fn current_reports_checksum(
-    snapshot: &Snapshot,
-    changes: &[Change],
-    tag: &str,
-    sums: &ReportSums,
-) -> u64 {
+/// `snapshot` with `changes` applied, from their git blob ids: those the snapshot knows (the
+/// pages, from its listing: no dashboard is read for this), the others hashed (the index files,
+/// and the files `changes` write).
+fn current_reports_checksum(snapshot: &Snapshot, changes: &[Change], tag: &str) -> u64 {
+    use std::borrow::Cow;
     let indexes: Vec<String> = index::index_files()
         .into_iter()
         .map(|(p, _, _)| p)
@@ -380,38 +366,38 @@ fn current_reports_checksum(
         wiki_parse::PageKind::from_path(p) == Some(wiki_parse::PageKind::Report)
             || indexes.iter().any(|i| i == p)
     };
-    let mut files: std::collections::BTreeMap<&str, &[u8]> = snapshot
+    // The files changed (written or deleted) by `changes`, the last change of a path winning.
+    let mut changed: std::collections::BTreeMap<&str, Option<&[u8]>> =
+        std::collections::BTreeMap::new();
+    for c in changes.iter().filter(|c| covered(&c.path)) {
+        changed.insert(c.path.as_str(), c.content.as_deref());
+    }
+    let present: Vec<(&str, Option<&[u8]>)> = snapshot
         .page_paths()
         .chain(indexes.iter().map(String::as_str))
-        .filter(|p| covered(p))
-        .filter_map(|p| snapshot.get(p).map(|b| (p, b)))
+        .filter(|p| covered(p) && !changed.contains_key(p))
+        .map(|p| (p, None))
+        .chain(
+            changed
+                .iter()
+                .filter_map(|(p, c)| c.map(|bytes| (*p, Some(bytes)))),
+        )
         .collect();
-    let mut changed: HashSet<&str> = HashSet::new();
-    for c in changes {
-        if covered(&c.path) {
-            changed.insert(c.path.as_str());
-            match &c.content {
-                Some(b) => files.insert(c.path.as_str(), b.as_slice()),
-                None => files.remove(c.path.as_str()),
+    let mut ids: Vec<(&str, Cow<'_, str>)> = present
+        .par_iter()
+        .filter_map(|&(p, bytes)| {
+            let id = match (bytes, snapshot.known_blob_id(p)) {
+                (Some(bytes), _) => Cow::Owned(git_blob_id(bytes)),
+                (None, Some(id)) => Cow::Borrowed(id),
+                (None, None) => Cow::Owned(git_blob_id(snapshot.get(p)?)),
             };
-        }
-    }
+            Some((p, id))
+        })
+        .collect();
+    ids.sort_by(|a, b| a.0.cmp(b.0));
+    ids.dedup_by(|a, b| a.0 == b.0);
     let sync = snapshot.get(wiki_vault::snapshot::SOURCE_SYNC_PATH);
-    crate::reuse::reports_checksum_with(files, sync, tag, |path, bytes| {
-        if changed.contains(path) {
-            return wiki_vault::checksum::checksum(bytes);
-        }
-        let lock = || {
-            sums.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        if let Some(sum) = lock().get(path) {
-            return *sum;
-        }
-        let sum = wiki_vault::checksum::checksum(bytes);
-        lock().insert(path.to_string(), sum);
-        sum
-    })
+    crate::reuse::reports_checksum_of_ids(ids.iter().map(|(p, id)| (*p, id.as_ref())), sync, tag)
 }
 
 /// How the recorded report and index files were rendered: the link style, and whether
@@ -548,8 +534,6 @@ struct Incremental<'a> {
     misses: Option<&'a HashSet<String>>,
     /// Pages taken from the cache without their text, with their body offsets.
     unloaded: Option<&'a HashMap<String, usize>>,
-    /// Checksums of the snapshot's report and index files already computed.
-    report_sums: Option<&'a ReportSums>,
 }
 
 /// The parse-cache label of a compile: the Related rendering it recorded (first field), then
@@ -843,12 +827,7 @@ fn compile_inner(
     }
     drop(order);
     let recorded = outputs.recorded.map(|r| crate::reuse::Recorded {
-        reports: current_reports_checksum(
-            snapshot,
-            &changes,
-            &recorded_tag(opts, render_mode),
-            inc.report_sums.unwrap_or(&ReportSums::default()),
-        ),
+        reports: current_reports_checksum(snapshot, &changes, &recorded_tag(opts, render_mode)),
         ..r
     });
     changes.extend(outputs.changes);

@@ -43,44 +43,50 @@ pub struct Recorded {
 /// Checksum of the report pages and index files (`(path, bytes)` in path order), of
 /// `.openclaw-wiki/source-sync.json` and of `tag` (how they were rendered: link style, dashboards
 /// on or off): equal checksums mean the dashboards and indexes on disk are those the recorded
-/// compile left, rendered the same way.
+/// compile left, rendered the same way. [`reports_checksum_of_ids`] of the files' git blob ids.
 pub fn reports_checksum<'a>(
     reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     source_sync: Option<&[u8]>,
     tag: &str,
 ) -> u64 {
-    reports_checksum_with(reports, source_sync, tag, |_, b| {
-        wiki_vault::checksum::checksum(b)
-    })
+    let ids: Vec<(&str, String)> = reports
+        .into_iter()
+        .map(|(p, b)| (p, wiki_parse::page::git_blob_id(b)))
+        .collect();
+    reports_checksum_of_ids(
+        ids.iter().map(|(p, id)| (*p, id.as_str())),
+        source_sync,
+        tag,
+    )
 }
 
-/// [`reports_checksum`] with each file's checksum from `sum(path, bytes)` (which may know it).
-pub fn reports_checksum_with<'a>(
-    reports: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+/// [`reports_checksum`] from each file's git blob id (hex), `(path, id)` in path order: the
+/// checksum of `tag NUL (path NUL id NUL)* 0x01 source_sync`. Blob ids, not the bytes: the
+/// snapshot knows the ids of the report pages from the listing (git's index, the parse cache),
+/// so the dashboards on disk (tens of megabytes on a large vault) are not read to be checked.
+pub fn reports_checksum_of_ids<'a>(
+    reports: impl IntoIterator<Item = (&'a str, &'a str)>,
     source_sync: Option<&[u8]>,
     tag: &str,
-    sum: impl Fn(&str, &[u8]) -> u64 + Sync,
 ) -> u64 {
-    use rayon::prelude::*;
-    // The checksum of `tag NUL (path NUL len:u64le checksum(bytes):u64le)* 0x01 source_sync`:
-    // each file hashed on its own, in parallel (the report files are megabytes on large vaults,
-    // and this runs twice per operation), and no concatenated copy.
-    let reports: Vec<(&str, &[u8])> = reports.into_iter().collect();
-    let sums: Vec<u64> = reports.par_iter().map(|(p, b)| sum(p, b)).collect();
+    let reports: Vec<(&str, &str)> = reports.into_iter().collect();
     let source_sync = source_sync.unwrap_or_default();
     let total = tag.len()
         + 1
-        + reports.iter().map(|(p, _)| p.len() + 1 + 16).sum::<usize>()
+        + reports
+            .iter()
+            .map(|(p, id)| p.len() + id.len() + 2)
+            .sum::<usize>()
         + 1
         + source_sync.len();
     let mut sum = wiki_vault::checksum::Checksum::new(total);
     sum.update(tag.as_bytes());
     sum.update(&[0]);
-    for ((path, bytes), file_sum) in reports.iter().zip(sums) {
+    for (path, id) in &reports {
         sum.update(path.as_bytes());
         sum.update(&[0]);
-        sum.update(&(bytes.len() as u64).to_le_bytes());
-        sum.update(&file_sum.to_le_bytes());
+        sum.update(id.as_bytes());
+        sum.update(&[0]);
     }
     sum.update(&[1]);
     sum.update(source_sync);
@@ -650,6 +656,7 @@ mod tests {
 
     #[test]
     fn reports_checksum_is_the_checksum_of_the_concatenation() {
+        use wiki_parse::page::git_blob_id;
         use wiki_vault::checksum::checksum;
         let files: Vec<(&str, &[u8])> = vec![
             ("reports/a.md", b"# A\n".as_slice()),
@@ -662,8 +669,8 @@ mod tests {
             for (p, b) in &files {
                 all.extend_from_slice(p.as_bytes());
                 all.push(0);
-                all.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                all.extend_from_slice(&checksum(b).to_le_bytes());
+                all.extend_from_slice(git_blob_id(b).as_bytes());
+                all.push(0);
             }
             all.push(1);
             all.extend_from_slice(sync.unwrap_or_default());

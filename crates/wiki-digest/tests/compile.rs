@@ -336,6 +336,66 @@ fn compile_cache_hits_and_misses() {
     .expect_code(0);
 }
 
+/// The compile cache keeps the blob ids of the derived caches with the stat data they had,
+/// settled, when it was recorded, so a compile it answers does not read them. Files the
+/// compile wrote itself are too young to be recorded; `--force` (which reads everything and
+/// records again) records them once settled. A derived cache edited since, keeping its size and
+/// with its modification time put back, is still seen (its change time moved) and written
+/// again.
+#[test]
+fn the_compile_cache_recognises_settled_derived_caches_by_their_stat_data() {
+    let v = rich_vault("native");
+    compile(&v, &[]).expect_code(0);
+    let recorded = |v: &Vault| -> Vec<String> {
+        let entry: serde_json::Value =
+            serde_json::from_str(&v.read(".openclaw-wiki/tmp/compile-cache.json"))
+                .expect("compile cache is JSON");
+        entry["derived"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|r| r["path"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(recorded(&v), Vec::<String>::new());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    compile(&v, &["--force"]).expect_code(0);
+    assert_eq!(
+        recorded(&v),
+        [
+            ".openclaw-wiki/cache/agent-digest.json",
+            ".openclaw-wiki/cache/claims.jsonl"
+        ]
+    );
+    compile(&v, &["--check"]).expect_code(0);
+    let claims = v.read(".openclaw-wiki/cache/claims.jsonl");
+    let path = v.path(".openclaw-wiki/cache/claims.jsonl");
+    let modified = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let edited = claims.replacen("\"claim", "\"cla1m", 1);
+    assert_eq!(edited.len(), claims.len());
+    assert_ne!(edited, claims);
+    v.write(".openclaw-wiki/cache/claims.jsonl", &edited);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_modified(modified))
+        .expect("set mtime");
+    let run = compile(&v, &["--check"]);
+    run.expect_code(1);
+    assert!(
+        run.stdout.contains(".openclaw-wiki/cache/claims.jsonl"),
+        "{}",
+        run.stdout
+    );
+    compile(&v, &[]).expect_code(0);
+    assert_eq!(v.read(".openclaw-wiki/cache/claims.jsonl"), claims);
+    assert_eq!(v.status(), "");
+}
+
 #[test]
 fn json_output() {
     let v = rich_vault("native");

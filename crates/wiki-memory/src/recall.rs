@@ -19,7 +19,7 @@
 //! for structured recall); note chunks are results too, unless `--entity` or `--kind` restricts
 //! to facts. Results are ordered by score, then newest first, then source.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use jiff::civil::Date;
 use serde::Serialize;
@@ -178,11 +178,32 @@ pub fn intent(query: &str) -> Intent {
     out
 }
 
-fn fact_words(text: &str) -> BTreeSet<String> {
-    lower_words(text)
-        .into_iter()
-        .map(|w| w.trim_start_matches('@').to_string())
-        .collect()
+/// How many of `words` (the query's) are among the words of `texts`: the words of
+/// [`lower_words`] without a leading `@`, compared one by one as they are read (no set of the
+/// text's words is built; each is lowercased into one buffer).
+fn covered(words: &BTreeSet<String>, texts: &[&str]) -> usize {
+    let mut found: BTreeSet<&str> = BTreeSet::new();
+    let mut word = String::new();
+    for text in texts {
+        for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '@'))
+        {
+            let t = raw.trim_matches(|c| c == '-' || c == '_');
+            if t.is_empty() {
+                continue;
+            }
+            word.clear();
+            if t.is_ascii() {
+                word.push_str(t);
+                word.make_ascii_lowercase();
+            } else {
+                word.push_str(&t.to_lowercase());
+            }
+            if let Some(w) = words.get(word.trim_start_matches('@')) {
+                found.insert(w.as_str());
+            }
+        }
+    }
+    found.len()
 }
 
 /// The recency weight of a day at `today` (half-life 30 days; undated: 1).
@@ -221,19 +242,25 @@ pub fn rank(input: &Inputs<'_>, k: usize) -> Vec<Recalled> {
     let intent = intent(input.query);
     let windowed = input.filter.window != Window::ALL;
     let mut out: Vec<Recalled> = Vec::new();
+    // The hits of each note, in hit order.
+    let mut hits_of: HashMap<&str, Vec<&ChunkHit>> = HashMap::new();
+    for h in input.hits {
+        hits_of.entry(h.path.as_str()).or_default().push(h);
+    }
     for f in input.facts {
-        let lexical_hit = input
-            .hits
-            .iter()
-            .filter(|h| h.path == f.path && h.start_line <= f.line && h.end_line >= f.line)
+        let lexical_hit = hits_of
+            .get(f.path.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|h| h.start_line <= f.line && h.end_line >= f.line)
             .map(|h| h.score)
             .fold(0.0, f64::max);
         let coverage = if intent.words.is_empty() {
             0.0
         } else {
-            let fw = fact_words(&format!("{} {}", f.content, f.entities.join(" ")));
-            intent.words.iter().filter(|w| fw.contains(*w)).count() as f64
-                / intent.words.len() as f64
+            let mut texts: Vec<&str> = vec![f.content.as_str()];
+            texts.extend(f.entities.iter().map(String::as_str));
+            covered(&intent.words, &texts) as f64 / intent.words.len() as f64
         };
         let lexical = if lexical_hit > 0.0 {
             lexical_hit * (0.5 + 0.5 * coverage)

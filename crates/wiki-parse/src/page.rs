@@ -164,9 +164,27 @@ impl Serialize for KeyLineMap {
 
 impl<'de> Deserialize<'de> for KeyLineMap {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // Through an insertion-ordered map: the same keys, order and merging as before.
-        let map = IndexMap::<String, usize>::deserialize(deserializer)?;
-        Ok(KeyLineMap(map.into_iter().collect()))
+        // The pairs in order, merged as `insert` does (`FromIterator`): no hash table for the
+        // handful of keys of each of a vault's pages.
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = KeyLineMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of frontmatter keys to lines")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<KeyLineMap, A::Error> {
+                let mut pairs: Vec<(String, usize)> =
+                    Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+                while let Some(pair) = map.next_entry::<String, usize>()? {
+                    pairs.push(pair);
+                }
+                Ok(pairs.into_iter().collect())
+            }
+        }
+        deserializer.deserialize_map(Pairs)
     }
 }
 

@@ -270,8 +270,13 @@ impl Recency {
     }
 }
 
-fn path_tier(query: &str, path: &str) -> u8 {
-    let q = query.trim().trim_start_matches("./");
+/// The form of a query that exact-path tiers compare (§14.6): trimmed, without a leading `./`.
+fn path_query(query: &str) -> &str {
+    query.trim().trim_start_matches("./")
+}
+
+/// The exact-path tier of the file at `path` for the [`path_query`] `q`.
+fn path_tier(q: &str, path: &str) -> u8 {
     if q.is_empty() {
         return 0;
     }
@@ -299,15 +304,30 @@ struct WordSets {
 
 impl WordSets {
     fn new<'a>(texts: impl ExactSizeIterator<Item = &'a str>) -> WordSets {
-        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut vocab: foldhash::HashMap<String, u32> = foldhash::HashMap::default();
+        // Each word lowercased into one buffer, copied only when it is new.
+        let mut word = String::new();
         let ids: Vec<Vec<u32>> = texts
             .map(|t| {
                 let mut ids: Vec<u32> = t
                     .split(|c: char| !c.is_alphanumeric())
                     .filter(|w| !w.is_empty())
                     .map(|w| {
-                        let n = vocab.len() as u32;
-                        *vocab.entry(w.to_lowercase()).or_insert(n)
+                        word.clear();
+                        if w.is_ascii() {
+                            word.push_str(w);
+                            word.make_ascii_lowercase();
+                        } else {
+                            word.push_str(&w.to_lowercase());
+                        }
+                        match vocab.get(word.as_str()) {
+                            Some(&id) => id,
+                            None => {
+                                let n = vocab.len() as u32;
+                                vocab.insert(word.clone(), n);
+                                n
+                            }
+                        }
                     })
                     .collect();
                 ids.sort_unstable();
@@ -620,7 +640,7 @@ impl Pool<'_> {
 
     /// Read the chunks of `scored` and weigh their lines.
     fn read(&self, scored: &[((usize, u32), f64)]) -> Result<Vec<ReadChunk>, crate::Error> {
-        let mut memo = HashMap::new();
+        let mut memo = rank::WordUnits::default();
         let mut reads = Vec::with_capacity(scored.len());
         for &(key, bm25) in scored {
             if let StoredDoc::Chunk(c) = self.index.stored(key.0, key.1)? {
@@ -662,7 +682,7 @@ impl Pool<'_> {
         scored: &[((usize, u32), f64)],
         tiers: &mut Vec<(usize, u8)>,
     ) -> Result<Vec<Cand>, crate::Error> {
-        let mut entry_of: HashMap<(usize, u32), usize> = HashMap::new();
+        let mut entry_of: foldhash::HashMap<(usize, u32), usize> = foldhash::HashMap::default();
         for (s, d, i) in self.index.live_docs() {
             entry_of.insert((s, d), i);
         }
@@ -853,10 +873,14 @@ impl Ranking<'_> {
 
     /// The exactly named files (§14.6) that have chunks: (manifest entry, path tier).
     fn path_tiers(&self) -> Vec<(usize, u8)> {
+        let q = path_query(self.query);
+        if q.is_empty() {
+            return Vec::new();
+        }
         let entries = self.index.manifest.entries.iter().enumerate();
         entries
             .filter(|(_, e)| e.ndocs > 0)
-            .map(|(i, e)| (i, path_tier(self.query, &e.path)))
+            .map(|(i, e)| (i, path_tier(q, &e.path)))
             .filter(|&(_, tier)| tier > 0)
             .collect()
     }
@@ -1217,13 +1241,13 @@ mod tests {
         let text = "# 2025-07-01\n\nUser: Our landlord still hasn't fixed the window.\n\
                     Assistant: Put it in writing.\n\nUser: The landlord's phone number ends in 42.\n\
                     Assistant: Noted.\nUser: Thanks.";
-        let mut memo = HashMap::new();
+        let mut memo = rank::WordUnits::default();
         let (cov, window) = prep.best_window(text, &idfs, PROXIMITY_LINES, &mut memo);
         assert_eq!(cov, 1.0);
         assert_eq!(window, "User: The landlord's phone number ends in 42.");
         // No unit occurs: the whole text.
         let (cov, window) =
-            Prepared::new("zebra").best_window(text, &[1.0], 2, &mut HashMap::new());
+            Prepared::new("zebra").best_window(text, &[1.0], 2, &mut Default::default());
         assert_eq!((cov, window), (0.0, text));
     }
 }

@@ -315,6 +315,10 @@ pub struct Query {
     pub ranking: Ranking,
 }
 
+/// The coverage units (a bit per unit) of folded words, kept by [`Prepared::best_window`]
+/// across the chunks of one query (foldhash: one lookup per word of every chunk ranked).
+pub type WordUnits = foldhash::HashMap<String, u64>;
+
 /// Prepared query terms.
 pub struct Prepared {
     /// Distinct terms (at most 64).
@@ -452,20 +456,21 @@ impl Prepared {
         text: &str,
         idfs: &[f64],
         lines: usize,
-        memo: &mut HashMap<String, u64>,
+        memo: &mut WordUnits,
     ) -> f64 {
         self.best_window(text, idfs, lines, memo).0
     }
 
     /// [`Self::window_coverage`] and the best window itself: the lines of `text` from the
     /// first of its non-empty lines holding a unit to its last (the first best window; the whole
-    /// text when no unit has weight or none occurs).
+    /// text when no unit has weight or none occurs). `memo` keeps the units of each folded word
+    /// across the calls of one query.
     pub fn best_window<'t>(
         &self,
         text: &'t str,
         idfs: &[f64],
         lines: usize,
-        memo: &mut HashMap<String, u64>,
+        memo: &mut WordUnits,
     ) -> (f64, &'t str) {
         let masks = self.line_masks(text, memo);
         let weights = vec![1.0; masks.len()];
@@ -479,17 +484,13 @@ impl Prepared {
     /// The non-empty lines of `text` as `(line index, coverage units held)` (units as a mask
     /// over [`Self::units`]; the index as `str::lines` counts). `memo` keeps each folded word's
     /// units (see [`Self::window_coverage`]).
-    pub fn line_masks(&self, text: &str, memo: &mut HashMap<String, u64>) -> Vec<(usize, u64)> {
+    pub fn line_masks(&self, text: &str, memo: &mut WordUnits) -> Vec<(usize, u64)> {
         // Folding keeps line breaks: the i-th line of the folded text is the i-th of `text`.
         self.folded_line_masks(&tokenize::fold(text), memo)
     }
 
     /// [`Self::line_masks`] of a text given its folded form (`tokenize::fold(text)`).
-    pub fn folded_line_masks(
-        &self,
-        folded: &str,
-        memo: &mut HashMap<String, u64>,
-    ) -> Vec<(usize, u64)> {
+    pub fn folded_line_masks(&self, folded: &str, memo: &mut WordUnits) -> Vec<(usize, u64)> {
         folded
             .lines()
             .enumerate()

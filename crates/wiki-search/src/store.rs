@@ -8,12 +8,19 @@
 //! * `wiki-worktree/` — the vault's work tree; `wiki-agent-<id>/` — branch `agents/<id>` read
 //!   from git (no checkout); `memory-<hash>/` — a memory workspace (hash of its absolute path);
 //! * `MANIFEST` — which files are indexed: per file its path, size, mtime, ctime, git blob id and where
-//!   its documents are (segment, first document, count), plus corpus statistics;
+//!   its documents are (segment, first document, count), plus corpus statistics and the stamps
+//!   of the directories listed (sources that stamp them);
 //! * `seg-<random>.bin` — immutable segments ([`crate::segment`]);
 //! * `lock` — taken (OS file lock) by writers only.
 //!
 //! # Refresh (before every query)
 //!
+//! 0. A source that stamps the directories it lists (the memory workspace: see
+//!    [`DirStamp`]) is asked first whether the manifest is still current ([`Source::unchanged`]):
+//!    every directory its last listing read has the same identity, mtime and ctime (so no file
+//!    was added, removed or renamed there), and every indexed file the stat data of its entry
+//!    (not racily clean, as in step 2). Then the query runs on the manifest as is, without
+//!    reading a directory, writing or locking; else steps 1–5 run.
 //! 1. List the source's files (work tree: the vault layer's listing, one `statx` per page
 //!    relative to its directory's fd, spread over the thread pool; see
 //!    [`crate::sources::WorkTree`]; git:
@@ -59,7 +66,7 @@ use crate::segment::{self, DocMeta, OpenError, Posting, Segment};
 const MAGIC: &[u8; 8] = b"WSRCHMAN";
 /// Manifest format version (bump on any change of the manifest, segment or stored formats, or of
 /// tokenisation).
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 6;
 /// Segment count above which segments are merged.
 pub const MAX_SEGMENTS: usize = 8;
 const NONE: u32 = u32::MAX;
@@ -81,10 +88,62 @@ pub struct SourceFile {
     pub blob: Option<[u8; 20]>,
 }
 
+/// A directory a listing read, stamped just before it was read: while its identity and its
+/// modification and status change times stay the same, no entry was added to it, removed from it
+/// or renamed in it since (unless it changed within [`RACY_NS`] of when the stamp was recorded,
+/// as file stat data; see [`DirStamp::racy`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirStamp {
+    /// Relative path (`/` separators).
+    pub path: String,
+    /// Device.
+    pub dev: u64,
+    /// Inode.
+    pub ino: u64,
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// Status change time in nanoseconds since the epoch.
+    pub ctime_ns: i64,
+}
+
+impl DirStamp {
+    /// Whether the directory changed too close to `checked_ns` (when the stamp was recorded) for
+    /// the stamp to vouch for it: a change in the same clock tick would keep the same times.
+    pub fn racy(&self, checked_ns: i64) -> bool {
+        self.mtime_ns.max(self.ctime_ns).saturating_add(RACY_NS) >= checked_ns
+    }
+}
+
+/// Whether `stat` (size, mtime, ctime of a regular file) is the unchanged, not racily clean
+/// file of `e` (the test of the refresh's fast path).
+pub fn same_stat(e: &Entry, size: u64, mtime_ns: i64, ctime_ns: i64) -> bool {
+    e.size == size
+        && e.mtime_ns == mtime_ns
+        && e.ctime_ns == ctime_ns
+        && mtime_ns.max(ctime_ns).saturating_add(RACY_NS) < e.checked_ns
+}
+
 /// Where indexed files come from.
 pub trait Source: Sync {
     /// All files to index, sorted by path.
     fn list(&self) -> Result<Vec<SourceFile>, crate::Error>;
+    /// [`Source::list`] with the stamps of the directories it read, each taken before the
+    /// directory was read (`None`: this source does not stamp its directories).
+    fn list_stamped(&self) -> Result<(Vec<SourceFile>, Option<Vec<DirStamp>>), crate::Error> {
+        Ok((self.list()?, None))
+    }
+    /// Whether [`Source::unchanged`] can vouch for an index (then a query reads the manifest
+    /// first and lists the source only when it cannot).
+    fn vouches(&self) -> bool {
+        false
+    }
+    /// Whether the files of `m` are all unchanged and no file was added, told from the
+    /// manifest's directory stamps and one `stat` per file, without reading a directory
+    /// (`false` when it cannot tell: the source is listed then).
+    fn unchanged(&self, m: &Manifest) -> bool {
+        let _ = m;
+        false
+    }
     /// The bytes of a file.
     fn read(&self, file: &SourceFile) -> Result<Vec<u8>, crate::Error>;
     /// Documents of a file (none when it cannot be parsed).
@@ -120,12 +179,39 @@ pub struct Entry {
 pub struct Manifest {
     /// Segment file names.
     pub segments: Vec<String>,
-    /// Indexed files, sorted by path.
+    /// Indexed files, sorted by path (one byte string: [`entry_table`]).
+    #[serde(with = "entry_table")]
     pub entries: Vec<Entry>,
     /// Live documents.
     pub live_docs: u64,
     /// Sum of field lengths over live documents.
     pub sum_lens: [u64; crate::doc::FIELDS],
+    /// The directories of the listing the entries were written from (sources that stamp them,
+    /// [`Source::list_stamped`]), sorted by path.
+    pub dirs: Vec<DirStamp>,
+    /// When `dirs` were recorded (0: they vouch for nothing: the source does not stamp its
+    /// directories, or a listed file could not be read).
+    pub dirs_checked_ns: i64,
+}
+
+impl Manifest {
+    /// The entry of a path.
+    pub fn entry(&self, path: &str) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// Whether the directory stamps of a listing are the manifest's, recorded long enough
+    /// after the directories last changed to vouch for them (`None`: the source has none).
+    fn stamps_current(&self, stamps: Option<&[DirStamp]>) -> bool {
+        stamps.is_none_or(|s| {
+            self.dirs_checked_ns != 0
+                && self.dirs == s
+                && !s.iter().any(|d| d.racy(self.dirs_checked_ns))
+        })
+    }
 }
 
 impl Manifest {
@@ -154,6 +240,75 @@ impl Manifest {
             return Err(corrupt("entries out of order".into()));
         }
         Ok(m)
+    }
+}
+
+/// The entries of a manifest as one byte string: their count, then per entry its path
+/// (length-prefixed), size, mtime, ctime, checked time, blob id, segment, first document and
+/// document count. Every query reads the manifest: decoding a few thousand entries from this
+/// is a fraction of decoding them field by field as MessagePack values.
+mod entry_table {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use super::Entry;
+    use crate::codec::{Reader, put_bytes, put_varint};
+
+    pub fn serialize<S: Serializer>(entries: &[Entry], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(entries.len() * 64);
+        put_varint(&mut out, entries.len() as u64);
+        for e in entries {
+            put_bytes(&mut out, e.path.as_bytes());
+            put_varint(&mut out, e.size);
+            for t in [e.mtime_ns, e.ctime_ns, e.checked_ns] {
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            out.extend_from_slice(&e.blob);
+            for n in [e.seg, e.doc, e.ndocs] {
+                put_varint(&mut out, u64::from(n));
+            }
+        }
+        s.serialize_bytes(&out)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Entry>, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
+        decode(&bytes).map_err(|e| D::Error::custom(format!("entry table: {e}")))
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Vec<Entry>, crate::codec::Corrupt> {
+        let mut r = Reader::new(bytes);
+        // Each entry takes at least 50 bytes: the count cannot claim more.
+        let n = r.len(bytes.len() / 50)?;
+        let mut out = Vec::with_capacity(n);
+        let u32_of = |v: u64| {
+            u32::try_from(v).map_err(|_| crate::codec::Corrupt::new("number out of range"))
+        };
+        for _ in 0..n {
+            let path = r.str()?.to_string();
+            let size = r.varint()?;
+            let mtime_ns = r.u64()? as i64;
+            let ctime_ns = r.u64()? as i64;
+            let checked_ns = r.u64()? as i64;
+            let blob = r.oid()?;
+            let seg = u32_of(r.varint()?)?;
+            let doc = u32_of(r.varint()?)?;
+            let ndocs = u32_of(r.varint()?)?;
+            out.push(Entry {
+                path,
+                size,
+                mtime_ns,
+                ctime_ns,
+                checked_ns,
+                blob,
+                seg,
+                doc,
+                ndocs,
+            });
+        }
+        if !r.is_empty() {
+            return Err(crate::codec::Corrupt::new("trailing bytes"));
+        }
+        Ok(out)
     }
 }
 
@@ -469,11 +624,7 @@ impl Index {
 
     /// The entry of a path.
     pub fn entry(&self, path: &str) -> Option<&Entry> {
-        self.manifest
-            .entries
-            .binary_search_by(|e| e.path.as_str().cmp(path))
-            .ok()
-            .map(|i| &self.manifest.entries[i])
+        self.manifest.entry(path)
     }
 
     /// Page ids of live documents, `(path, id)` in path order.
@@ -628,12 +779,7 @@ fn plan(files: &[SourceFile], m: &Manifest, forced: &[String]) -> Plan {
                 let same = forced.binary_search(&f.path).is_err()
                     && match f.blob {
                         Some(b) => b == e.blob,
-                        None => {
-                            e.size == f.size
-                                && e.mtime_ns == f.mtime_ns
-                                && e.ctime_ns == f.ctime_ns
-                                && f.mtime_ns.max(f.ctime_ns).saturating_add(RACY_NS) < e.checked_ns
-                        }
+                        None => same_stat(e, f.size, f.mtime_ns, f.ctime_ns),
                     };
                 if !same {
                     check.push(i);
@@ -684,44 +830,80 @@ pub(crate) fn prepare_dir(dir: &Path) -> bool {
 
 /// Open the index in `dir` for `source`, refreshing it first (see the module docs).
 pub fn open(dir: &Path, source: &dyn Source, opts: &Options) -> Result<Index, crate::Error> {
-    let (dir, temp) = usable_dir(dir, opts)?;
     // `WIKI_SEARCH_TRACE=1`: timings on stderr (benchmarks).
     let trace = std::env::var_os("WIKI_SEARCH_TRACE").is_some();
     let t0 = std::time::Instant::now();
-    if opts.no_refresh
-        && !opts.rebuild
-        && let Ok(Some((m, segs))) = load(&dir)
-    {
-        let n = m.entries.len();
-        return Ok(finish(dir, m, segs, RefreshReport::default(), n, temp));
+    // The manifest first when it may be enough: with `--no-refresh`, or when the source can
+    // vouch for it without a listing. Nothing is written on this path.
+    let mut preloaded = None;
+    if !opts.rebuild && (opts.no_refresh || source.vouches()) {
+        match load(dir) {
+            Ok(Some((m, segs))) if opts.no_refresh || source.unchanged(&m) => {
+                if trace {
+                    eprintln!(
+                        "trace: manifest vouched {:.3} ms",
+                        t0.elapsed().as_secs_f64() * 1000.0
+                    );
+                }
+                let n = m.entries.len();
+                let report = RefreshReport::default();
+                return Ok(finish(dir.to_path_buf(), m, segs, report, n, None));
+            }
+            loaded => preloaded = Some(loaded),
+        }
     }
-    // The listing (system calls, spread over the thread pool) and the manifest load run at the
-    // same time; either order would do, as the fast path below needs the two to agree.
-    let (files, preloaded) = rayon::join(
-        || {
-            let files = source.list();
-            if trace && let Ok(f) = &files {
-                eprintln!(
-                    "trace: list {} files {:.3} ms",
-                    f.len(),
-                    t0.elapsed().as_secs_f64() * 1000.0
-                );
-            }
-            files
-        },
-        || {
-            let t = std::time::Instant::now();
-            let loaded = (!opts.rebuild).then(|| load(&dir));
-            if trace {
-                eprintln!(
-                    "trace: load manifest {:.3} ms",
-                    t.elapsed().as_secs_f64() * 1000.0
-                );
-            }
-            loaded
-        },
-    );
-    refresh(dir, temp, source, &files?, preloaded, &[], opts)
+    let (dir, temp) = usable_dir(dir, opts)?;
+    if temp.is_some() {
+        preloaded = None;
+    }
+    let listed = |trace: bool| {
+        let listed = source.list_stamped();
+        if trace && let Ok((f, _)) = &listed {
+            eprintln!(
+                "trace: list {} files {:.3} ms",
+                f.len(),
+                t0.elapsed().as_secs_f64() * 1000.0
+            );
+        }
+        listed
+    };
+    let (listing, preloaded) = match preloaded {
+        Some(loaded) => (listed(trace), Some(loaded)),
+        // The listing (system calls, spread over the thread pool) and the manifest load run at
+        // the same time; either order would do, as the fast path below needs the two to agree.
+        None => rayon::join(
+            || listed(trace),
+            || {
+                let t = std::time::Instant::now();
+                let loaded = (!opts.rebuild).then(|| load(&dir));
+                if trace {
+                    eprintln!(
+                        "trace: load manifest {:.3} ms",
+                        t.elapsed().as_secs_f64() * 1000.0
+                    );
+                }
+                loaded
+            },
+        ),
+    };
+    let (files, stamps) = listing?;
+    let listing = Listing {
+        files: &files,
+        stamps: stamps.as_deref(),
+        forced: &[],
+    };
+    refresh(dir, temp, source, &listing, preloaded, opts)
+}
+
+/// What a refresh brings the index up to date with.
+struct Listing<'a> {
+    /// The source's files.
+    files: &'a [SourceFile],
+    /// The stamps of the directories the listing read, if the source stamps them.
+    stamps: Option<&'a [DirStamp]>,
+    /// Paths (sorted) known to have changed (the search server's file events), checked even
+    /// when their stat data agrees with the manifest.
+    forced: &'a [String],
 }
 
 /// [`open`] with a listing the caller already has instead of `source.list()` (the search
@@ -735,7 +917,12 @@ pub fn open_listed(
     opts: &Options,
 ) -> Result<Index, crate::Error> {
     let (dir, temp) = usable_dir(dir, opts)?;
-    refresh(dir, temp, source, files, None, changed, opts)
+    let listing = Listing {
+        files,
+        stamps: None,
+        forced: changed,
+    };
+    refresh(dir, temp, source, &listing, None, opts)
 }
 
 /// `dir` when it can be written, else a temporary directory removed with the index.
@@ -755,24 +942,25 @@ fn usable_dir(dir: &Path, opts: &Options) -> Result<(PathBuf, Option<TempDir>), 
     Ok((t.clone(), Some(TempDir(t))))
 }
 
-/// Steps 2–5 of the module docs for the listing `files` (`preloaded`: the manifest, when it was
-/// read alongside the listing; `forced`: see [`open_listed`]).
+/// Steps 2–5 of the module docs for `listing` (`preloaded`: the manifest, when it was read
+/// before or alongside the listing).
 fn refresh(
     dir: PathBuf,
     temp: Option<TempDir>,
     source: &dyn Source,
-    files: &[SourceFile],
+    listing: &Listing<'_>,
     mut preloaded: Option<Loaded>,
-    forced: &[String],
     opts: &Options,
 ) -> Result<Index, crate::Error> {
+    let files = listing.files;
     for _attempt in 0..5 {
-        // Lock-free fast path: nothing changed.
+        // Lock-free fast path: nothing changed (and the directory stamps, when the source has
+        // them, are recorded: else the manifest is written again with them).
         if !opts.rebuild {
             match preloaded.take().unwrap_or_else(|| load(&dir)) {
                 Ok(Some((m, segs))) => {
-                    let p = plan(files, &m, forced);
-                    if p.check.is_empty() && p.removed == 0 {
+                    let p = plan(files, &m, listing.forced);
+                    if p.check.is_empty() && p.removed == 0 && m.stamps_current(listing.stamps) {
                         return Ok(finish(
                             dir,
                             m,
@@ -814,7 +1002,7 @@ fn refresh(
                 }
             }
         };
-        let (m, segs, mut report) = update(&dir, source, files, forced, m, segs)?;
+        let (m, segs, mut report) = update(&dir, source, listing, m, segs)?;
         report.rebuilt = rebuilt;
         write_manifest(&dir, &m)?;
         gc(&dir, &m);
@@ -894,16 +1082,16 @@ fn gc(dir: &Path, m: &Manifest) {
 
 type DocKey = (String, [u8; 20]);
 
-/// Bring `m` up to date with `files` (lock held).
+/// Bring `m` up to date with `listing` (lock held).
 fn update(
     dir: &Path,
     source: &dyn Source,
-    files: &[SourceFile],
-    forced: &[String],
+    listing: &Listing<'_>,
     m: Manifest,
     mut segs: Vec<Segment>,
 ) -> Result<(Manifest, Vec<Segment>, RefreshReport), crate::Error> {
-    let p = plan(files, &m, forced);
+    let files = listing.files;
+    let p = plan(files, &m, listing.forced);
     let now = now_ns();
     let mut report = RefreshReport {
         removed: p.removed,
@@ -992,11 +1180,19 @@ fn update(
         (segs, names) = drop_unused_segments(segs, names, &mut entries);
     }
     let (live_docs, sum_lens) = corpus_stats(&entries, &segs);
+    // The stamps vouch for the entries only when every listed file has one (a file that could
+    // not be read is tried again by the next listing).
+    let (dirs, dirs_checked_ns) = match listing.stamps {
+        Some(s) if entries.len() == files.len() => (s.to_vec(), now),
+        _ => (Vec::new(), 0),
+    };
     let m = Manifest {
         segments: names,
         entries,
         live_docs,
         sum_lens,
+        dirs,
+        dirs_checked_ns,
     };
     Ok((m, segs, report))
 }

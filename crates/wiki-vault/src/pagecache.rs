@@ -14,8 +14,9 @@
 //! A sealed file ([`crate::sealed`]: magic `WIKIPC`, format number [`FORMAT`], checksum) whose
 //! value is the index ([`Index`]: tool version, the caller's label, per entry its path, blob
 //! id, stat data, flags and payload length), followed by the payloads one after the other (each
-//! the MessagePack of `(PageInfo, TextLayout)`: the field lists are the types' serde derives,
-//! nothing else). Payloads are
+//! the MessagePack of `(PageInfo, TextLayout)`, the page's fields as a tuple with its summary
+//! nested rather than flattened as in page records; the other field lists are the types' serde
+//! derives, nothing else). Payloads are
 //! decoded on lookup, so a run that needs a few pages decodes a few. A file that is truncated,
 //! fails the checksum, has another format number, comes from another tool version or does not
 //! decode is ignored as a whole (every page is parsed again), so an old or damaged cache can
@@ -66,7 +67,7 @@ const DELTA_MAGIC: &[u8; 6] = b"WIKIPD";
 /// The layout of both files: raised whenever it or the serde form of a cached type changes, so
 /// that a file of another layout is rebuilt, never misread (the tool version in the index
 /// guards the same between releases).
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 /// Changed entries past which a save writes the whole cache instead of a delta.
 const DELTA_MAX_ENTRIES: usize = 256;
 
@@ -253,7 +254,67 @@ fn read_file(buf: &[u8], magic: &[u8]) -> Option<(Index, u64)> {
 /// The payload of a page: its MessagePack (`None` if it does not serialize: the page is left
 /// out of the cache, a miss next time).
 fn encode_page(info: &PageInfo, layout: TextLayout) -> Option<Vec<u8>> {
-    rmp_serde::to_vec_named(&(info, layout)).ok()
+    let wire: WireRef<'_> = (
+        &info.path,
+        info.kind,
+        &info.title,
+        &info.summary,
+        &info.links,
+        &info.blob_id,
+        info.body_line,
+        &info.key_lines,
+        info.raw_source,
+    );
+    rmp_serde::to_vec_named(&(wire, layout)).ok()
+}
+
+/// A cached [`PageInfo`] as it is encoded: its fields in declaration order (the flags kept in
+/// the entry aside), the summary as a map of its own. Not the page record's form, which
+/// flattens the summary into the record: decoding a flattened struct buffers every field of
+/// the summary in a generic tree first, which doubled what decoding a vault's pages costs.
+type Wire = (
+    String,
+    PageKind,
+    String,
+    wiki_parse::PageSummary,
+    Vec<wiki_parse::links::Link>,
+    String,
+    usize,
+    wiki_parse::page::KeyLineMap,
+    bool,
+);
+
+/// [`Wire`] borrowed, for encoding.
+type WireRef<'a> = (
+    &'a String,
+    PageKind,
+    &'a String,
+    &'a wiki_parse::PageSummary,
+    &'a Vec<wiki_parse::links::Link>,
+    &'a String,
+    usize,
+    &'a wiki_parse::page::KeyLineMap,
+    bool,
+);
+
+/// The page and layout of a payload [`encode_page`] wrote (`None`: it does not decode).
+fn decode_page(payload: &[u8]) -> Option<(PageInfo, TextLayout)> {
+    let (wire, layout): (Wire, TextLayout) = rmp_serde::from_slice(payload).ok()?;
+    let (path, kind, title, summary, links, blob_id, body_line, key_lines, raw_source) = wire;
+    let info = PageInfo {
+        path,
+        kind,
+        title,
+        summary,
+        links,
+        blob_id,
+        body_line,
+        key_lines,
+        raw_source,
+        claims_complete: false,
+        links_omitted: false,
+    };
+    Some((info, layout))
 }
 
 /// Where a saved entry's payload comes from (see [`ParseCache::source`]).
@@ -457,8 +518,7 @@ impl ParseCache {
     /// [`ParseCache::get_any`] with the text layout.
     pub fn get_any_with_layout(&self, path: &str) -> Option<(PageInfo, TextLayout)> {
         let e = self.entries.get(path)?;
-        let (mut info, layout): (PageInfo, TextLayout) =
-            rmp_serde::from_slice(self.payload(e)?).ok()?;
+        let (mut info, layout) = decode_page(self.payload(e)?)?;
         info.claims_complete = e.claims_complete;
         info.links_omitted = e.links_omitted;
         (info.path == path).then_some((info, layout))

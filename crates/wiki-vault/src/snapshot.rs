@@ -108,27 +108,33 @@ pub const EXTRA_PATHS: [&str; 10] = [
     SOURCE_SYNC_PATH,
 ];
 
-/// The [`EXTRA_PATHS`] that are regular files of the vault at `vault_dir`, read (in parallel:
-/// the compiled caches are tens of megabytes in a large vault).
-fn read_extra(vault_dir: &Path) -> Result<Vec<(&'static str, Content)>, SnapshotError> {
+/// The [`EXTRA_PATHS`] that are regular files of the vault at `vault_dir`, read (in parallel).
+/// The derived caches (tens of megabytes on a large vault) are not read here but on first use
+/// ([`Content::Derived`]): a compile that the compile cache answers never reads them. Their
+/// stat data is kept when settled before `now` (Unix seconds; see
+/// [`FileStat::settled`]), for the compile cache to recognise them.
+fn read_extra(vault_dir: &Path, now: i64) -> Result<Vec<(&'static str, Content)>, SnapshotError> {
     let read = |rel: &'static str| -> Result<Option<(&'static str, Content)>, SnapshotError> {
         let abs = vault_dir.join(rel);
         match std::fs::symlink_metadata(&abs) {
-            // The derived caches (tens of MB on a large vault) are only ever replaced by a
-            // rename: mapped (`wiki_parse::mapped`). The others may be edited in place by hand.
             // A file larger than its kind can be is stale (compile writes it again), not read.
-            Ok(m) if m.is_file() => {
-                let limit = if layout::is_derived(rel) {
-                    crate::DERIVED_LIMIT
-                } else {
-                    crate::PAGE_LIMIT
-                };
-                match wiki_cli::read::read_bounded(&abs, limit) {
-                    Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
-                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
-                    Err(source) => Err(SnapshotError::Io { path: abs, source }),
+            Ok(m) if m.is_file() && layout::is_derived(rel) => {
+                if m.len() > crate::DERIVED_LIMIT.bytes {
+                    return Ok(None);
                 }
+                let stat = FileStat::of(&m).filter(|st| st.settled(now));
+                let file = DerivedFile {
+                    abs,
+                    stat,
+                    bytes: OnceLock::new(),
+                };
+                Ok(Some((rel, Content::Derived(Arc::new(file)))))
             }
+            Ok(m) if m.is_file() => match wiki_cli::read::read_bounded(&abs, crate::PAGE_LIMIT) {
+                Ok(bytes) => Ok(Some((rel, Content::bytes(bytes)))),
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(None),
+                Err(source) => Err(SnapshotError::Io { path: abs, source }),
+            },
             Ok(_) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(SnapshotError::Io { path: abs, source }),
@@ -155,6 +161,17 @@ enum Content {
     /// A file of a commit's tree, with its blob id: read from git on first use (a page whose
     /// parsed form the parse cache holds is not read at all).
     InGit(Arc<InGit>),
+    /// A derived cache of the work tree (see [`read_extra`]): read on first use (unreadable or
+    /// too large by then: no bytes, as if absent).
+    Derived(Arc<DerivedFile>),
+}
+
+#[derive(Debug)]
+struct DerivedFile {
+    abs: PathBuf,
+    /// Its stat data at listing, when settled then.
+    stat: Option<FileStat>,
+    bytes: OnceLock<Option<Vec<u8>>>,
 }
 
 #[derive(Debug)]
@@ -185,6 +202,10 @@ impl Content {
                 .get_or_init(|| wiki_cli::read::read_bounded(&d.abs, crate::PAGE_LIMIT).ok())
                 .as_deref(),
             Content::InGit(g) => g.bytes.get_or_init(|| g.source.read(g.id).ok()).as_deref(),
+            Content::Derived(d) => d
+                .bytes
+                .get_or_init(|| wiki_cli::read::read_bounded(&d.abs, crate::DERIVED_LIMIT).ok())
+                .as_deref(),
         }
     }
 
@@ -194,6 +215,7 @@ impl Content {
             Content::Bytes(_, id) => id.as_deref(),
             Content::OnDisk(d) => Some(&d.blob),
             Content::InGit(g) => Some(&g.blob),
+            Content::Derived(_) => None,
         }
     }
 }
@@ -277,7 +299,10 @@ impl Snapshot {
             .map_or(0, |d| d.as_secs() as i64);
         let started = std::time::Instant::now();
         let (cache, (page_files, extra)) = rayon::join(cache, || {
-            rayon::join(|| vault::scan_stat(vault_dir), || read_extra(vault_dir))
+            rayon::join(
+                || vault::scan_stat(vault_dir),
+                || read_extra(vault_dir, now),
+            )
         });
         let listed = started.elapsed();
         let page_files = page_files?;
@@ -543,18 +568,39 @@ impl Snapshot {
     /// The git blob id of every file (from the parse cache or the disk read where known,
     /// else hashed), sorted by path.
     pub fn blob_ids(&self) -> Vec<(&str, String)> {
+        self.blob_ids_trusting(|_, _| None)
+    }
+
+    /// [`Snapshot::blob_ids`], taking the id of a derived cache with settled stat data
+    /// ([`Snapshot::derived_stat`]) from `trusted(path, stat)` when it knows it (a caller that
+    /// recorded the id of the file with that stat data), instead of reading and hashing it.
+    pub fn blob_ids_trusting(
+        &self,
+        trusted: impl Fn(&str, &FileStat) -> Option<String> + Sync,
+    ) -> Vec<(&str, String)> {
         let files: Vec<(&str, &Content)> =
             self.files.iter().map(|(p, c)| (p.as_str(), c)).collect();
         files
             .par_iter()
             .map(|(p, c)| {
-                let id = match c.known_blob() {
-                    Some(id) => id.to_string(),
-                    None => wiki_parse::page::git_blob_id(c.get().unwrap_or_default()),
+                let known = match c {
+                    Content::Derived(d) => d.stat.as_ref().and_then(|st| trusted(p, st)),
+                    _ => c.known_blob().map(str::to_string),
                 };
+                let id = known
+                    .unwrap_or_else(|| wiki_parse::page::git_blob_id(c.get().unwrap_or_default()));
                 (*p, id)
             })
             .collect()
+    }
+
+    /// The stat data of a derived cache of the work tree taken when the snapshot listed it,
+    /// when it was settled then (see [`FileStat::settled`]); `None` for any other file.
+    pub fn derived_stat(&self, path: &str) -> Option<FileStat> {
+        match self.files.get(path)? {
+            Content::Derived(d) => d.stat,
+            _ => None,
+        }
     }
 
     /// Read the tracked files of the vault at git revision `rev` (a branch such as
@@ -665,6 +711,12 @@ impl Snapshot {
             return None;
         }
         self.get(path)
+    }
+
+    /// The git blob id (hex) of a file when the snapshot knows it without reading or hashing
+    /// the file (a page listed from the work tree or a tree, a change with its blob id).
+    pub fn known_blob_id(&self, path: &str) -> Option<&str> {
+        self.files.get(path).and_then(Content::known_blob)
     }
 
     /// The bytes of a file, if present.

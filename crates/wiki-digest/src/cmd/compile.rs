@@ -111,7 +111,8 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
     let cached = if args.force || format != Format::Text {
         None
     } else {
-        cache::load(ctx.root()).filter(|c| cache::is_hit(c, &cache::key(&snapshot, &opts), now_ms))
+        cache::load(ctx.root())
+            .filter(|c| cache::is_hit(c, &cache::key_trusting(&snapshot, &opts, c), now_ms))
     };
     if let Some(hit) = cached {
         // Nothing to compile: the files are exactly those of the last compile and no freshness
