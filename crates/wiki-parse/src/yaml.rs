@@ -13,12 +13,14 @@
 //! as the same string, double quotes otherwise) and keeps key order. Pages are only re-emitted when
 //! an operation changes their frontmatter; otherwise their bytes are left alone.
 
+mod fast;
+
 use yaml_serde::{Mapping, Value};
 
 /// How many collections (mappings and sequences, the root mapping included) frontmatter may nest:
-/// `yaml_serde`'s own recursion limit. Deeper values would be read by recursion (the reader and
-/// every walk over the value afterwards), so a page nesting deeper is an error of that page,
-/// never a stack overflow of the whole command.
+/// `yaml_serde`'s own recursion limit, which the fast reader shares. Deeper values would be read
+/// by recursion (both readers, and every walk over the value afterwards), so a page nesting deeper
+/// is an error of that page, never a stack overflow of the whole command.
 pub const MAX_DEPTH: usize = 128;
 
 /// A YAML error with the 1-based **file** line it points at.
@@ -36,6 +38,11 @@ pub struct YamlError {
 pub fn parse_mapping(yaml: &str, first_line: usize) -> Result<Mapping, YamlError> {
     if yaml.trim().is_empty() {
         return Ok(Mapping::new());
+    }
+    // Plain block YAML (nearly every page) is read without libyaml's events; anything else,
+    // errors included, goes to yaml_serde.
+    if let Some(map) = fast::parse(yaml) {
+        return Ok(map);
     }
     match yaml_serde::from_str::<Value>(yaml) {
         Ok(Value::Mapping(map)) => Ok(map),
