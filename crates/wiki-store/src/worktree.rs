@@ -504,16 +504,20 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         .collect();
     let stats = par_map(&jobs, |(f, temp)| {
         let full = vault_dir.join(f.path);
-        // Checked again right before the swap: a hand edit made since the commit's check is
-        // kept, not replaced.
-        if f.checked.is_some_and(|c| !c.holds(&full)) {
-            let _ = std::fs::remove_file(temp);
-            return Ok(None);
-        }
         let ours = file_stat(temp)?;
-        if let Err(e) = std::fs::rename(temp, &full) {
-            let _ = std::fs::remove_file(temp);
-            return Err(Error::io(&full, e));
+        // Checked again at the swap: a hand edit made since the commit's check is kept, not
+        // replaced.
+        let replaced = match f.checked {
+            Some(checked) => replace_checked(temp, &full, checked),
+            None => std::fs::rename(temp, &full)
+                .map(|()| true)
+                .map_err(|e| Error::io(&full, e)),
+        };
+        let replaced = replaced?;
+        // `temp` now holds ours (left alone) or the file taken out (replaced), or is gone.
+        let _ = std::fs::remove_file(temp);
+        if !replaced {
+            return Ok(None);
         }
         // The index records this stat data as proof the file holds the new blob: a file an
         // editor saved over ours right after the rename is not ours (treated as a hand edit
@@ -585,6 +589,81 @@ fn create_temp(
         return Err(Error::io(&temp, e));
     }
     Ok((temp, existing.is_some()))
+}
+
+/// Put `temp` at `full` unless `full` no longer holds what was `checked`; `Ok(false)`: left
+/// alone. On Linux the last check and the replacement cannot be split by an editor's save: the
+/// two files are exchanged (`RENAME_EXCHANGE`) and the one taken out must be the file that was
+/// checked, else it is exchanged back; a file that did not exist is created only if none
+/// appeared (`RENAME_NOREPLACE`). Where the flags are unsupported, a check right before a
+/// plain rename leaves a short window.
+fn replace_checked(temp: &Path, full: &Path, checked: &Checked) -> Result<bool> {
+    let before = file_stat(full).ok();
+    if !checked.holds(full) {
+        return Ok(false);
+    }
+    let failed = |e| {
+        let _ = std::fs::remove_file(temp);
+        Err(Error::io(full, e))
+    };
+    match exchange(temp, full, before.is_some()) {
+        Swap::Done => {}
+        Swap::Unsupported => return std::fs::rename(temp, full).map_or_else(failed, |()| Ok(true)),
+        Swap::Changed => return Ok(false),
+        Swap::Failed(e) => return failed(e),
+    }
+    let Some(before) = before else {
+        return Ok(true);
+    };
+    // `temp` now holds the file taken out of `full`.
+    if file_stat(temp).is_ok_and(|taken| same_file(&before, &taken)) {
+        return Ok(true);
+    }
+    match exchange(temp, full, true) {
+        Swap::Done => Ok(false),
+        // The hand edit stays in `temp`, which the error names.
+        Swap::Failed(e) => Err(Error::io(temp, e)),
+        Swap::Unsupported | Swap::Changed => Err(Error::io(
+            temp,
+            std::io::Error::other(format!(
+                "holds a hand edit of {} saved during the write, which could not be put back",
+                full.display()
+            )),
+        )),
+    }
+}
+
+/// What [`exchange`] did.
+enum Swap {
+    Done,
+    /// The file system or platform has no atomic exchange / no-replace rename.
+    Unsupported,
+    /// The target appeared or disappeared meanwhile: nothing was moved.
+    Changed,
+    Failed(std::io::Error),
+}
+
+/// Exchange `temp` and `full` (`existing`), or move `temp` to a `full` that must not exist.
+#[cfg(target_os = "linux")]
+fn exchange(temp: &Path, full: &Path, existing: bool) -> Swap {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use rustix::io::Errno;
+    let flags = if existing {
+        RenameFlags::EXCHANGE
+    } else {
+        RenameFlags::NOREPLACE
+    };
+    match renameat_with(CWD, temp, CWD, full, flags) {
+        Ok(()) => Swap::Done,
+        Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => Swap::Unsupported,
+        Err(Errno::NOENT | Errno::EXIST) => Swap::Changed,
+        Err(e) => Swap::Failed(e.into()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_temp: &Path, _full: &Path, _existing: bool) -> Swap {
+    Swap::Unsupported
 }
 
 /// Whether `now` (after a rename) is the stat data of the file that had `before` (the rename
