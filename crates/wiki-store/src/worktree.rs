@@ -1174,8 +1174,9 @@ mod tests {
         drop(vouch);
 
         // Racily clean: an index file not younger than the file proves nothing. (Git compares
-        // whole seconds: it would take the edit above for no change, so the entry is re-added.)
-        git(root, &["rm", "-q", "--cached", "page.md"]);
+        // whole seconds: it would take the edit above for no change, so the entry is re-added;
+        // `-f`: whether git itself sees the edit as staged-and-changed depends on the second.)
+        git(root, &["rm", "-q", "-f", "--cached", "page.md"]);
         git(root, &["add", "page.md"]);
         let id = blob_id(b"alphb\n");
         let index_file = root.join(".git").join("index");
