@@ -425,7 +425,11 @@ impl Checked {
     /// Whether the file at `full` still holds what was checked: the same stat data (unless it
     /// is recent enough to hide a change), otherwise the same bytes.
     pub(crate) fn holds(&self, full: &Path) -> bool {
-        let now = file_stat(full).ok();
+        self.holds_at(full, file_stat(full).ok())
+    }
+
+    /// [`Checked::holds`], the file's stat data taken already (`now`).
+    fn holds_at(&self, full: &Path, now: Option<gix::index::entry::Stat>) -> bool {
         if now == self.stat && !now.is_some_and(is_racy) {
             return true;
         }
@@ -598,8 +602,9 @@ fn create_temp(
 /// appeared (`RENAME_NOREPLACE`). Where the flags are unsupported, a check right before a
 /// plain rename leaves a short window.
 fn replace_checked(temp: &Path, full: &Path, checked: &Checked) -> Result<bool> {
+    // The stat data the check accepts is the one the file taken out must still have.
     let before = file_stat(full).ok();
-    if !checked.holds(full) {
+    if !checked.holds_at(full, before) {
         return Ok(false);
     }
     let failed = |e| {
