@@ -485,38 +485,17 @@ struct ReadChunk {
 /// (lowercase, words holding a digit left out) is at least this.
 pub const REPEAT_SIMILARITY: f64 = 0.5;
 
-/// FNV-1a, the hasher of the per-query maps of [`repetition_weights`]: their keys are short
-/// words and line numbers of the workspace's own notes, hashed by the thousand per query.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+/// The per-query maps of [`repetition_weights`]: their keys are short words and line numbers of
+/// the workspace's own notes, hashed by the thousand per query, and nothing depends on their
+/// iteration order.
+type FastMap<K, V> = foldhash::HashMap<K, V>;
 
 /// A sentence said up to this many times keeps its full weight (see [`repetition_weights`]).
 pub const REPEATS_KEPT: usize = 2;
 
 /// The words of a (folded) line that say what it is: lowercase, without the words holding a digit (a
 /// time, a count, a date: the same sentence with another number is the same sentence).
-fn line_words<'t>(folded_line: &'t str, vocab: &mut FnvMap<&'t str, u32>) -> Vec<u32> {
+fn line_words<'t>(folded_line: &'t str, vocab: &mut FastMap<&'t str, u32>) -> Vec<u32> {
     let mut ids: Vec<u32> = folded_line
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
@@ -537,10 +516,10 @@ fn line_words<'t>(folded_line: &'t str, vocab: &mut FnvMap<&'t str, u32>) -> Vec
 /// its weight; one the conversation repeats in many notes is a recurring topic, not the turn
 /// that answers: its repetitions share the weight of two lines.
 fn repetition_weights(reads: &mut [ReadChunk]) {
-    let mut file_of: FnvMap<&str, usize> = FnvMap::default();
-    let mut id_of: FnvMap<(usize, usize), usize> = FnvMap::default();
+    let mut file_of: FastMap<&str, usize> = FastMap::default();
+    let mut id_of: FastMap<(usize, usize), usize> = FastMap::default();
     let mut lines: Vec<(u64, Vec<u32>)> = Vec::new();
-    let mut vocab: FnvMap<&str, u32> = FnvMap::default();
+    let mut vocab: FastMap<&str, u32> = FastMap::default();
     let mut ids: Vec<Vec<usize>> = Vec::with_capacity(reads.len());
     for r in reads.iter() {
         let n = file_of.len();
@@ -572,7 +551,7 @@ fn repetition_weights(reads: &mut [ReadChunk]) {
         }
     }
     let set = |id: usize| &bits[id * words..(id + 1) * words];
-    let mut by_mask: FnvMap<u64, Vec<usize>> = FnvMap::default();
+    let mut by_mask: FastMap<u64, Vec<usize>> = FastMap::default();
     for (id, (mask, _)) in lines.iter().enumerate() {
         by_mask.entry(*mask).or_default().push(id);
     }
