@@ -132,10 +132,15 @@ pub struct Intent {
 }
 
 fn lower_words(text: &str) -> Vec<String> {
+    raw_words(text).map(str::to_lowercase).collect()
+}
+
+/// The words of `text` as written: split at anything but letters, digits, `_`, `-` and `@`,
+/// `-` and `_` trimmed at both ends, empty ones left out.
+fn raw_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '@'))
-        .map(|w| w.trim_matches(|c| c == '-' || c == '_').to_lowercase())
+        .map(|w| w.trim_matches(|c| c == '-' || c == '_'))
         .filter(|w| !w.is_empty())
-        .collect()
 }
 
 /// Analyse a query.
@@ -184,23 +189,16 @@ pub fn intent(query: &str) -> Intent {
 fn covered(words: &BTreeSet<String>, texts: &[&str]) -> usize {
     let mut found: BTreeSet<&str> = BTreeSet::new();
     let mut word = String::new();
-    for text in texts {
-        for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '@'))
-        {
-            let t = raw.trim_matches(|c| c == '-' || c == '_');
-            if t.is_empty() {
-                continue;
-            }
-            word.clear();
-            if t.is_ascii() {
-                word.push_str(t);
-                word.make_ascii_lowercase();
-            } else {
-                word.push_str(&t.to_lowercase());
-            }
-            if let Some(w) = words.get(word.trim_start_matches('@')) {
-                found.insert(w.as_str());
-            }
+    for t in texts.iter().flat_map(|text| raw_words(text)) {
+        word.clear();
+        if t.is_ascii() {
+            word.push_str(t);
+            word.make_ascii_lowercase();
+        } else {
+            word.push_str(&t.to_lowercase());
+        }
+        if let Some(w) = words.get(word.trim_start_matches('@')) {
+            found.insert(w.as_str());
         }
     }
     found.len()
