@@ -344,3 +344,14 @@ pub fn commands() -> Vec<wiki_cli::Subcommand> {
         ),
     ]
 }
+
+/// Helpers shared by the unit tests of several modules.
+#[cfg(test)]
+mod testutil {
+    /// Write `text` to `root/rel`, creating its directories.
+    pub(crate) fn put(root: &std::path::Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}

@@ -255,11 +255,7 @@ mod tests {
     fn replaced_directories_are_listed_and_watched_again() {
         let base = tempfile::tempdir().unwrap();
         let root = base.path().join("vault");
-        let w = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let w = |rel: &str, text: &str| crate::testutil::put(&root, rel, text);
         w("concepts/a.md", "# A\n");
         w("concepts/team/b.md", "# B\n");
         let mut t = LiveTree::new(&root);

@@ -391,11 +391,7 @@ mod tests {
     fn memory_listing_is_memory_files_with_their_stat_data() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let w = |p: &str, text: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let w = |p: &str, text: &str| crate::testutil::put(root, p, text);
         w("MEMORY.md", "# Memory\n");
         w("USER.md", "# Not a memory file\n");
         w("memory/2026-04-01.md", "one\n");
@@ -492,11 +488,7 @@ mod tests {
     fn memory_manifest_vouches_until_a_note_changes() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let w = |p: &str, text: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let w = |p: &str, text: &str| crate::testutil::put(root, p, text);
         let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
         let source = MemoryDir {
             dir: root.to_path_buf(),
@@ -649,11 +641,7 @@ mod tests {
     fn work_tree_lists_pages_with_their_stat_data() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let w = |p: &str, text: &str| {
-            let p = root.join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let w = |p: &str, text: &str| crate::testutil::put(root, p, text);
         w("entities/alpha.md", "# Alpha\n");
         w("entities/index.md", "# Index\n");
         w("entities/notes.txt", "not a page\n");
