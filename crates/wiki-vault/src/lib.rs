@@ -28,7 +28,7 @@ pub mod snapshot;
 
 pub use list::{
     PageFile, PageStatter, StatedFile, TreePages, VaultError, pages_at, read_files, read_page,
-    read_vault, read_vault_at, scan, scan_stat, tree_problems,
+    read_vault, read_vault_at, read_vault_infos, scan, scan_stat, tree_problems,
 };
 pub use wiki_parse::vault::{
     MAX_DEPTH, PageKind, VaultPages, is_page_path, is_scanned_page_path, parse_blobs, scan_order,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use wiki_parse::PageInfo;
 use wiki_parse::page::{self, Page, PageError};
 use wiki_parse::vault::{
     MAX_DEPTH, NOT_UTF8, PageKind, SYMLINKED_DIRECTORY, SYMLINKED_PAGE, VaultPages,
@@ -307,6 +308,26 @@ pub fn read_page(file: &PageFile) -> Result<Page, PageError> {
 pub fn read_vault(vault: &Path) -> Result<VaultPages, VaultError> {
     let files = scan(vault)?;
     Ok(read_files(&files))
+}
+
+/// [`read_vault`] keeping only each page's record ([`PageInfo`]): every page's text and
+/// frontmatter are dropped by the thread that parsed it, right after parsing, so a full read
+/// holds the records of the vault, not its text (`wiki-lint`).
+pub fn read_vault_infos(vault: &Path) -> Result<(Vec<PageInfo>, Vec<PageError>), VaultError> {
+    let files = scan(vault)?;
+    let results: Vec<Result<PageInfo, PageError>> = files
+        .par_iter()
+        .map(|f| read_page(f).map(|p| p.info))
+        .collect();
+    let mut pages = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(p) => pages.push(p),
+            Err(e) => errors.push(e),
+        }
+    }
+    Ok((pages, errors))
 }
 
 /// Parse a list of page files (in parallel), keeping their order.

@@ -134,31 +134,21 @@ pub fn run(global: &GlobalArgs, args: &Args) -> Result<u8, CliError> {
                     }
                     None => None,
                 };
-                let read = match rev {
+                let (pages, errors) = match rev {
                     Some((store, rev)) => {
-                        wiki_vault::read_vault_at(&store, &rev).map_err(CliError::runtime)?
+                        let read =
+                            wiki_vault::read_vault_at(&store, &rev).map_err(CliError::runtime)?;
+                        let pages = read.pages.into_iter().map(|p| p.info).collect();
+                        (pages, read.errors)
                     }
-                    None => wiki_vault::read_vault(&vault).map_err(CliError::runtime)?,
+                    None => wiki_vault::read_vault_infos(&vault).map_err(CliError::runtime)?,
                 };
-                let mut pages: Vec<PageInfo> = Vec::with_capacity(read.pages.len());
-                for page in read.pages {
-                    let wiki_parse::Page {
-                        info,
-                        text,
-                        frontmatter,
-                        ..
-                    } = page;
-                    pages.push(info);
-                    // The process exits right after printing: freeing the text and the YAML of
-                    // every page one by one would cost more than the checks themselves.
-                    std::mem::forget((text, frontmatter));
-                }
                 let prefix = if format == Format::Github {
                     repo_prefix(&vault)
                 } else {
                     String::new()
                 };
-                (pages, read.errors, "vault", prefix)
+                (pages, errors, "vault", prefix)
             };
             let d = check::lint(
                 &pages,
