@@ -614,8 +614,7 @@ impl Store {
 /// index vouches for, as `git status` decides it without reading the file (its entry has the
 /// file's exact stat data, change time included, and is not "racily clean"), holds the entry's
 /// blob. Readers of large files (the dashboards an operation rewrote) take the id from here
-/// instead of hashing megabytes. Dropped, the index is kept for the next commit of this process
-/// while its file is unchanged (its human-edit check reads the same index).
+/// instead of hashing megabytes.
 pub struct IndexBlobs {
     vouch: worktree::IndexVouch,
     prefix: String,
