@@ -146,7 +146,6 @@
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.
-//! - `WIKI_STORE_TRACE=1` prints the phase timings of each commit on stderr (benchmarks).
 
 #![deny(missing_docs)]
 
@@ -163,7 +162,6 @@ mod message;
 mod paths;
 mod read;
 pub mod staged;
-mod trace;
 mod worktree;
 
 use std::path::{Path, PathBuf};

@@ -455,7 +455,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         checker.ensure_dir(vault_dir, dir, path)?;
     }
     let umask = current_umask();
-    crate::trace::mark("create directories");
     let pid = std::process::id();
     let temps = par_map(files, |f| create_temp(vault_dir, f, umask, pid));
     let mut first_err = None;
@@ -474,7 +473,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         }
         return Err(e);
     }
-    crate::trace::mark("create temporary files");
     let jobs: Vec<(&FileWrite<'_>, PathBuf)> = files
         .iter()
         .zip(created)
@@ -505,7 +503,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
-    crate::trace::mark("rename files");
     Ok(Written { stats })
 }
 
