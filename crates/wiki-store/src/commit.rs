@@ -15,7 +15,7 @@ use crate::read::{self, Entry};
 use crate::worktree::{self, Checked, Disk, FileWrite, IndexUpdate, StatFrom};
 use crate::{
     CommitOutcome, CommitRequest, Error, Result, Store, Target, VaultLock, branch_ref_name,
-    message, paths, trace,
+    message, paths,
 };
 
 /// Where to stop (test hook for crash simulation).
@@ -198,13 +198,11 @@ impl Store {
         req: &CommitRequest<'_>,
         stop: Stop,
     ) -> Result<CommitOutcome> {
-        trace::start();
         self.check_lock(lock)?;
         validate_changes(req)?;
         let msg = message::build_message(&req.subject, req.body.as_deref(), &req.trailers)?;
         let repo = self.repo();
         self.roll_forward(&repo)?;
-        trace::mark("open and roll forward");
 
         let target = self.resolve_target(&repo, &req.target)?;
         let sigs = self.signatures(&repo)?;
@@ -218,10 +216,8 @@ impl Store {
             // The directories here, each file while reading it (`human_edits`).
             worktree::PathChecker::default()
                 .check_parents(&self.vault_dir, req.changes.iter().map(|c| c.path.as_str()))?;
-            trace::mark("check directories");
             let (human, checks) = self.human_edits(&repo, tip_tree, req)?;
             checked = checks;
-            trace::mark("read work tree (human edits)");
             let human =
                 self.commit_human_edits(&repo, &target, tip, tip_tree, &human, req, &sigs)?;
             if let Some((commit, tree, paths)) = human {
@@ -544,11 +540,9 @@ impl Store {
         if changed.is_empty() {
             return Ok(None);
         }
-        trace::mark("hash blobs and plan tree");
         // Blobs first, then trees and the commit.
         let objects_dir = repo.objects.store_ref().path();
         worktree::write_blobs(objects_dir, &new_blobs)?;
-        trace::mark("write blobs");
         let tree = editor
             .write()
             .git_ctx(|| format!("write tree for commit on {base}"))?
@@ -565,7 +559,6 @@ impl Store {
             message: msg.into(),
             extra_headers: Vec::new(),
         };
-        trace::mark("write trees");
         let id = repo
             .write_object(&commit)
             .git_ctx(|| format!("write commit object with tree {tree}"))?
@@ -638,7 +631,6 @@ impl Store {
                 &Journal::new(&target.ref_name, parent, built.commit, paths),
             )?;
         }
-        trace::mark("write commit and journal");
         if let Err(e) = self.cas_update(
             repo,
             &target.ref_name,
@@ -677,7 +669,6 @@ impl Store {
                 },
             }
         }
-        trace::mark("move ref and delete files");
         let written = if write_files.is_some() {
             Some(worktree::write_files(&self.vault_dir, &writes)?)
         } else {
@@ -706,7 +697,6 @@ impl Store {
         }
         worktree::update_index(repo, &updates)?;
         journal::remove(&self.vault_dir)?;
-        trace::mark("update index");
         kept.sort();
         Ok(kept)
     }

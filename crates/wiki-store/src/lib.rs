@@ -146,7 +146,6 @@
 //! - [`Store::dirty_paths`] does not consult `.gitignore`: an ignored file that exists on disk
 //!   but is not tracked counts as untracked.
 //! - A `Store` is not `Send`/`Sync` (see [`Store`]); open one per thread.
-//! - `WIKI_STORE_TRACE=1` prints the phase timings of each commit on stderr (benchmarks).
 
 #![deny(missing_docs)]
 
@@ -163,7 +162,6 @@ mod message;
 mod paths;
 mod read;
 pub mod staged;
-mod trace;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -614,8 +612,7 @@ impl Store {
 /// index vouches for, as `git status` decides it without reading the file (its entry has the
 /// file's exact stat data, change time included, and is not "racily clean"), holds the entry's
 /// blob. Readers of large files (the dashboards an operation rewrote) take the id from here
-/// instead of hashing megabytes. Dropped, the index is kept for the next commit of this process
-/// while its file is unchanged (its human-edit check reads the same index).
+/// instead of hashing megabytes.
 pub struct IndexBlobs {
     vouch: worktree::IndexVouch,
     prefix: String,

@@ -33,40 +33,14 @@ pub(crate) fn write_blobs(objects_dir: &Path, blobs: &[(ObjectId, &[u8])]) -> Re
     .collect()
 }
 
-/// The number of CPUs to spread work over (1 to 8).
-pub(crate) fn cpu_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8)
-}
-
-/// `f` applied to every item, in order; spread over a few threads when there are many items
+/// `f` applied to every item, in order; spread over rayon's threads when there are many items
 /// (hashing and reading thousands of files).
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    par_map_n(items, cpu_threads(), f)
-}
-
-/// [`par_map`] with an explicit thread count (at least 64 items per call to use threads).
-pub(crate) fn par_map_n<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    if threads <= 1 || items.len() < 64 {
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    if items.len() < 64 {
         return items.iter().map(f).collect();
     }
-    let chunk_len = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk_len)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    items.par_iter().map(f).collect()
 }
 
 /// What a vault path holds on disk.
@@ -481,7 +455,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         checker.ensure_dir(vault_dir, dir, path)?;
     }
     let umask = current_umask();
-    crate::trace::mark("create directories");
     let pid = std::process::id();
     let temps = par_map(files, |f| create_temp(vault_dir, f, umask, pid));
     let mut first_err = None;
@@ -500,7 +473,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
         }
         return Err(e);
     }
-    crate::trace::mark("create temporary files");
     let jobs: Vec<(&FileWrite<'_>, PathBuf)> = files
         .iter()
         .zip(created)
@@ -531,7 +503,6 @@ pub(crate) fn write_files(vault_dir: &Path, files: &[FileWrite<'_>]) -> Result<W
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
-    crate::trace::mark("rename files");
     Ok(Written { stats })
 }
 
@@ -819,103 +790,20 @@ pub(crate) struct IndexUpdate {
 
 /// Load the index (an empty one when the repository has none yet).
 pub(crate) fn load_index(repo: &gix::Repository) -> Result<gix::index::File> {
-    load_index_kept(repo).map(|(index, _)| index)
-}
-
-/// Which file an index was read from: its stat data taken before reading it. The index is only
-/// ever replaced by a rename (git's and our lock files), which gives it a new inode, so an
-/// unchanged identity means unchanged content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct IndexIdentity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl IndexIdentity {
-    fn of(path: &Path) -> Option<IndexIdentity> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let meta = std::fs::symlink_metadata(path).ok()?;
-            Some(IndexIdentity {
-                dev: meta.dev(),
-                ino: meta.ino(),
-                len: meta.len(),
-                mtime: (meta.mtime(), meta.mtime_nsec()),
-                ctime: (meta.ctime(), meta.ctime_nsec()),
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = path;
-            None
-        }
-    }
-}
-
-/// The indexes the human-edit checks of this process read ([`IndexVouch`]), for the index update
-/// of the same commit: used when its file is still the one it was read from, never after the
-/// index was written.
-static KEPT_INDEX: std::sync::Mutex<Vec<(IndexIdentity, gix::index::File)>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// At most this many kept indexes (of different repositories) at a time.
-const KEPT_MAX: usize = 4;
-
-/// The kept index of the file at `path`, removed from [`KEPT_INDEX`].
-fn take_kept(path: &Path) -> Option<(IndexIdentity, gix::index::File)> {
-    let mut kept = KEPT_INDEX
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let at = kept.iter().position(|(_, index)| index.path() == path)?;
-    Some(kept.remove(at))
-}
-
-/// [`load_index`], taking the index [`IndexVouch`] kept when its file did not change since, and
-/// the identity of the file read (`None`: no index file, or no identity on this platform).
-fn load_index_kept(repo: &gix::Repository) -> Result<(gix::index::File, Option<IndexIdentity>)> {
     let path = repo.index_path();
-    let identity = IndexIdentity::of(&path);
-    if let (Some((was, index)), Some(now)) = (take_kept(&path), identity)
-        && was == now
-    {
-        return Ok((index, identity));
-    }
     if path.exists() {
-        let index = repo
-            .open_index()
-            .git_ctx(|| format!("read index {}", path.display()))?;
-        Ok((index, identity))
+        repo.open_index()
+            .git_ctx(|| format!("read index {}", path.display()))
     } else {
         let state = gix::index::State::new(repo.object_hash());
-        Ok((gix::index::File::from_state(state, path), None))
+        Ok(gix::index::File::from_state(state, path))
     }
 }
 
 /// The index as the human-edit check reads it: a work-tree file that the index says holds the
-/// blob a commit expects is not read back (see [`IndexVouch::vouches`]). Dropped, it is kept
-/// for the index update of the same commit (see [`KEPT_INDEX`]).
+/// blob a commit expects is not read back (see [`IndexVouch::vouches`]).
 pub(crate) struct IndexVouch {
-    index: Option<gix::index::File>,
-    identity: Option<IndexIdentity>,
-}
-
-impl Drop for IndexVouch {
-    fn drop(&mut self) {
-        if let (Some(index), Some(identity)) = (self.index.take(), self.identity) {
-            let mut kept = KEPT_INDEX
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            kept.retain(|(_, other)| other.path() != index.path());
-            if kept.len() >= KEPT_MAX {
-                kept.remove(0);
-            }
-            kept.push((identity, index));
-        }
-    }
+    index: gix::index::File,
 }
 
 impl IndexVouch {
@@ -924,10 +812,8 @@ impl IndexVouch {
         if !repo.index_path().exists() {
             return Ok(None);
         }
-        let (index, identity) = load_index_kept(repo)?;
         Ok(Some(IndexVouch {
-            index: Some(index),
-            identity,
+            index: load_index(repo)?,
         }))
     }
 
@@ -954,7 +840,7 @@ impl IndexVouch {
         meta: &gix::index::fs::Metadata,
     ) -> Option<ObjectId> {
         use gix::index::entry::{Flags, Mode, Stat, stat};
-        let index = self.index.as_ref()?;
+        let index = &self.index;
         let entry = index.entry_by_path(repo_path.as_bytes().as_bstr())?;
         let opts = stat::Options {
             trust_ctime: true,
@@ -1191,38 +1077,6 @@ mod tests {
         set_mtime(&index_file, past - std::time::Duration::from_secs(1));
         let vouch = IndexVouch::load(&repo).expect("load").expect("an index");
         assert!(!vouch.vouches("page.md", &meta(), id));
-    }
-
-    #[test]
-    fn a_kept_index_is_used_only_while_its_file_is_unchanged() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
-        git(root, &["init", "-q"]);
-        std::fs::write(root.join("a.md"), "a\n").expect("write");
-        git(root, &["add", "a.md"]);
-        let repo = gix::open(root).expect("open repo");
-        let entries = |index: &gix::index::File| {
-            index
-                .entries()
-                .iter()
-                .map(|e| e.path(index).to_string())
-                .collect::<Vec<_>>()
-        };
-        drop(IndexVouch::load(&repo).expect("load"));
-        // Replaced since (as `git add` does, by a rename): read again.
-        std::fs::write(root.join("b.md"), "b\n").expect("write");
-        git(root, &["add", "b.md"]);
-        assert_eq!(entries(&load_index(&repo).expect("load")), ["a.md", "b.md"]);
-        // Kept, unchanged: taken once (the next load reads the file).
-        drop(IndexVouch::load(&repo).expect("load"));
-        let index_path = repo.index_path();
-        let kept = |path: &Path| {
-            let kept = KEPT_INDEX.lock().expect("lock");
-            kept.iter().any(|(_, index)| index.path() == path)
-        };
-        assert!(kept(&index_path));
-        assert_eq!(entries(&load_index(&repo).expect("load")), ["a.md", "b.md"]);
-        assert!(!kept(&index_path));
     }
 
     fn temps_in(dir: &Path) -> Vec<String> {

@@ -177,7 +177,7 @@ impl FileStat {
 struct Index {
     /// The tool version that wrote the file ([`tool_id`]): another version's file is ignored.
     tool: String,
-    /// The caller's label (see [`save`]).
+    /// The caller's label (see [`save_copying_for`]).
     label: String,
     /// A delta file's: the checksum of the cache file it applies to.
     base: Option<u64>,
@@ -343,7 +343,7 @@ impl Source<'_> {
 /// Parsed pages of an earlier run (see the module docs). Cheap to share between threads.
 #[derive(Debug, Default)]
 pub struct ParseCache {
-    /// Caller's label of the run that wrote the cache (see [`save`]).
+    /// Caller's label of the run that wrote the cache (see [`save_copying_for`]).
     label: String,
     /// The cache file.
     buf: Vec<u8>,
@@ -489,7 +489,7 @@ impl ParseCache {
         self.entries.is_empty()
     }
 
-    /// The label [`save`] was given (empty for an empty cache).
+    /// The label [`save_copying_for`] was given (empty for an empty cache).
     pub fn label(&self) -> &str {
         &self.label
     }
@@ -590,17 +590,6 @@ impl ParseCache {
         (e.stat.as_ref() == Some(stat)).then(|| (raw_to_hex_arc(&e.blob), e.blob))
     }
 
-    /// Parse `bytes` as the page at `path`, reusing the cached result when the path and blob id
-    /// match. A cached page has an empty frontmatter mapping (see the module docs).
-    pub fn parse(&self, path: &str, bytes: &[u8]) -> Result<Page, PageError> {
-        self.parse_hit(path, bytes).0
-    }
-
-    /// [`ParseCache::parse`], also telling whether the cache was used (`true`: a hit).
-    pub fn parse_hit(&self, path: &str, bytes: &[u8]) -> (Result<Page, PageError>, bool) {
-        self.parse_hit_with(path, bytes, None)
-    }
-
     /// The cached page at `path` with blob id `blob_id`, without its text: [`Page::text`] is
     /// empty and [`Page::body_offset`] 0; the text's body offset is returned beside it (for
     /// callers that read the text later). `None` when the cache does not hold that version.
@@ -616,35 +605,18 @@ impl ParseCache {
         Some((page, layout.body_offset))
     }
 
-    /// [`ParseCache::parse_hit`] for bytes whose blob id the caller already knows.
-    pub fn parse_hit_with(
-        &self,
-        path: &str,
-        bytes: &[u8],
-        blob_id: Option<&str>,
-    ) -> (Result<Page, PageError>, bool) {
-        self.parse_hit_inner(path, bytes, blob_id, false)
-    }
-
-    /// [`ParseCache::parse_hit_with`] for a compile, which reads a dashboard's frontmatter and
-    /// text from its own copy of the file: a cached report page that has a frontmatter comes
-    /// without its text ([`Page::text`] empty, [`Page::body_offset`] 0). Copying the megabytes
-    /// of a large vault's dashboards would be work for nothing.
+    /// Parse `bytes` as the page at `path` for a compile, reusing the cached result when the
+    /// path and blob id (`blob_id`, else hashed from `bytes`) match; also tells whether the cache
+    /// was used (`true`: a hit). A cached page has an empty frontmatter mapping (see the module
+    /// docs). A compile reads a dashboard's frontmatter and text from its own copy of the file,
+    /// so a cached report page that has a frontmatter comes without its text ([`Page::text`]
+    /// empty, [`Page::body_offset`] 0): copying the megabytes of a large vault's dashboards
+    /// would be work for nothing.
     pub fn parse_hit_for_compile(
         &self,
         path: &str,
         bytes: &[u8],
         blob_id: Option<&str>,
-    ) -> (Result<Page, PageError>, bool) {
-        self.parse_hit_inner(path, bytes, blob_id, true)
-    }
-
-    fn parse_hit_inner(
-        &self,
-        path: &str,
-        bytes: &[u8],
-        blob_id: Option<&str>,
-        lean_reports: bool,
     ) -> (Result<Page, PageError>, bool) {
         if !self.entries.contains_key(path) {
             return (parse_page(path, bytes), false);
@@ -656,7 +628,7 @@ impl ParseCache {
         let Some((info, layout)) = self.get(path, &blob_id) else {
             return (parse_page(path, bytes), false);
         };
-        let lean = lean_reports && layout.has_frontmatter && info.kind == PageKind::Report;
+        let lean = layout.has_frontmatter && info.kind == PageKind::Report;
         let page = |text: String, body_offset: usize| Page {
             info,
             frontmatter: yaml_serde::Mapping::new(),
@@ -678,33 +650,12 @@ impl ParseCache {
     }
 }
 
-/// Encode `pages` as a cache file with the caller's `label` (e.g. the options of the run).
-pub fn encode<'a>(
-    label: &str,
-    pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
-) -> Vec<u8> {
-    encode_reusing(label, pages, &ParseCache::empty(), |_, _| None)
-}
-
-/// [`encode`], copying the encoded form of pages that `prev` holds with the same path and blob
-/// id instead of encoding them again, and recording `stat(path, blob id)`: the stat data of the
-/// file at `path` when it holds exactly the bytes of that blob (`None`: unknown or unsettled).
-pub fn encode_reusing<'a>(
-    label: &str,
-    pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
-    prev: &ParseCache,
-    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
-) -> Vec<u8> {
-    encode_sources(
-        label,
-        pages.into_iter().map(|(p, l)| (p, Some(l))),
-        prev,
-        stat,
-    )
-}
-
-/// [`encode_reusing`] for pages given with their layout or without one (`None`: copied from
-/// `prev`, which holds that version, else left out).
+/// The cache file of `pages` with the caller's `label` (e.g. the options of the run), each
+/// given with its layout or without one (`None`: copied from `prev`, which holds that version,
+/// else left out), copying the encoded form of pages that `prev` holds with the same path and
+/// blob id instead of encoding them again, and recording `stat(path, blob id)`: the stat data
+/// of the file at `path` when it holds exactly the bytes of that blob (`None`: unknown or
+/// unsettled).
 fn encode_sources<'a>(
     label: &str,
     pages: impl IntoIterator<Item = (&'a PageInfo, Option<TextLayout>)>,
@@ -749,43 +700,13 @@ fn encode_sources<'a>(
     write_file(MAGIC, &index, &payloads)
 }
 
-/// Write the cache of the vault at `vault_dir` (temporary file + rename; creates
-/// `.openclaw-wiki/tmp/` with a `.gitignore` of `*` when missing). `label` is kept for the next
-/// reader ([`ParseCache::label`]); pages `prev` holds unchanged are copied from it; `stat` as
-/// for [`encode_reusing`].
-pub fn save<'a>(
-    vault_dir: &Path,
-    label: &str,
-    pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
-    prev: &ParseCache,
-    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
-) -> std::io::Result<()> {
-    save_copying(
-        vault_dir,
-        label,
-        pages.into_iter().map(|(p, l)| (p, Some(l))),
-        prev,
-        stat,
-    )
-}
-
-/// [`save`] for pages given with their layout, or without one when `prev` holds that version
-/// of the page (a compile's cache hits: their entries are copied, and nothing about them has to
-/// be computed). A page without a layout that `prev` does not hold is left out of the cache (a
-/// miss next time).
-pub fn save_copying<'a>(
-    vault_dir: &Path,
-    label: &str,
-    pages: impl IntoIterator<Item = (&'a PageInfo, Option<TextLayout>)>,
-    prev: &ParseCache,
-    stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
-) -> std::io::Result<()> {
-    save_copying_for(vault_dir, None, label, pages, prev, stat)
-}
-
-/// [`save_copying`] into the cache of `agent`'s branch ([`cache_dir`]). A delta is written only
-/// beside a cache file of that branch (`prev` may be the checked-out branch's, see
-/// [`ParseCache::load_for`]).
+/// Write the parse cache of `agent`'s branch ([`cache_dir`]; `None`: the checked-out branch)
+/// in the vault at `vault_dir` (temporary file + rename; creates `.openclaw-wiki/tmp/` with a
+/// `.gitignore` of `*` when missing), as a delta when few pages changed. `label` is kept for the
+/// next reader ([`ParseCache::label`]); pages are given as for [`encode_sources`]: a page
+/// without a layout that `prev` does not hold is left out (a miss next time). A delta is
+/// written only beside a cache file of that branch (`prev` may be the checked-out branch's,
+/// see [`ParseCache::load_for`]).
 pub fn save_copying_for<'a>(
     vault_dir: &Path,
     agent: Option<&str>,
@@ -1107,6 +1028,27 @@ mod tests {
 
     use super::*;
 
+    /// The cache file of `pages`, each with its layout.
+    fn encode<'a>(
+        label: &str,
+        pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
+    ) -> Vec<u8> {
+        let pages = pages.into_iter().map(|(p, l)| (p, Some(l)));
+        encode_sources(label, pages, &ParseCache::empty(), |_, _| None)
+    }
+
+    /// [`save_copying_for`] of the checked-out branch, every page with its layout.
+    fn save<'a>(
+        vault_dir: &Path,
+        label: &str,
+        pages: impl IntoIterator<Item = (&'a PageInfo, TextLayout)>,
+        prev: &ParseCache,
+        stat: impl Fn(&str, &[u8; 20]) -> Option<FileStat> + Sync,
+    ) -> std::io::Result<()> {
+        let pages = pages.into_iter().map(|(p, l)| (p, Some(l)));
+        save_copying_for(vault_dir, None, label, pages, prev, stat)
+    }
+
     const RICH: &str = "---\nid: entity.alpha\ntitle: Alpha\npageType: entity\nentityType: person\n\
         canonicalId: person.alpha\nstatus: active\nprivacyTier: internal\nupdatedAt: 2026-03-01T00:00:00.000Z\n\
         aliases: [A, Al]\nsourceIds: source.one\nquestions: [Why?]\ncontradictions: [x vs y]\n\
@@ -1190,9 +1132,6 @@ mod tests {
             );
             assert_eq!(hit.has_frontmatter, page.has_frontmatter, "{}", page.path);
             assert_eq!(hit.info, page.info, "{}", page.path);
-            // The plain lookup always carries the text.
-            let (plain, _) = cache.parse_hit_with(&page.path, text.as_bytes(), None);
-            assert_eq!(plain.unwrap().text, text, "{}", page.path);
         }
         // Another version of a dashboard is parsed, text and all.
         let edited = format!("{report_text}- more\n");
@@ -1242,7 +1181,10 @@ mod tests {
         let (info, layout) = cache.get("entities/alpha.md", &page.info.blob_id).unwrap();
         assert_eq!(info, page.info);
         assert_eq!(layout, TextLayout::of(&page));
-        let hit = cache.parse("entities/alpha.md", RICH.as_bytes()).unwrap();
+        let hit = cache
+            .parse_hit_for_compile("entities/alpha.md", RICH.as_bytes(), None)
+            .0
+            .unwrap();
         assert_eq!(hit.info, page.info);
         assert_eq!(hit.body(), page.body());
         assert!(hit.frontmatter.is_empty());
@@ -1264,7 +1206,10 @@ mod tests {
         let cache = ParseCache::from_bytes(bytes.clone()).unwrap();
         assert!(cache.get("entities/other.md", &page.info.blob_id).is_none());
         let edited = RICH.replace("Alpha ships.", "Alpha sails.");
-        let parsed = cache.parse("entities/alpha.md", edited.as_bytes()).unwrap();
+        let parsed = cache
+            .parse_hit_for_compile("entities/alpha.md", edited.as_bytes(), None)
+            .0
+            .unwrap();
         assert_eq!(parsed.info.summary.claims[0].text, "Alpha sails.");
         assert!(!parsed.frontmatter.is_empty(), "a miss is a real parse");
         for cut in [0, 7, bytes.len() / 2, bytes.len() - 1] {
@@ -1331,10 +1276,10 @@ mod tests {
                 .filter(|(p, _)| p.path != "entities/p5.md"),
         ))
         .unwrap();
-        // As a whole file, and as a delta (few changes: what `save_copying` writes here).
+        // As a whole file, and as a delta (few changes: what `save_copying_for` writes here).
         let whole = ParseCache::from_bytes(encode_sources("two", given(), &prev, stat)).unwrap();
         assert_eq!(contents(&whole), contents(&want));
-        save_copying(vault, "two", given(), &prev, stat).unwrap();
+        save_copying_for(vault, None, "two", given(), &prev, stat).unwrap();
         assert!(vault.join(DELTA_PATH).exists());
         let loaded = ParseCache::load(vault);
         assert!(!loaded.contains("entities/p5.md"));

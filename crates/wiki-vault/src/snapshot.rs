@@ -782,12 +782,8 @@ impl Snapshot {
     }
 
     /// [`Snapshot::parse`] without keeping the raw frontmatter mapping of non-report pages
-    /// (compile needs it only for dashboards; the YAML trees are most of a vault's memory).
-    pub fn parse_for_compile(&self) -> VaultPages {
-        self.parse_inner(false, None).0
-    }
-
-    /// [`Snapshot::parse_for_compile`] reusing the pages of `cache` whose path and blob id match
+    /// (compile needs it only for dashboards; the YAML trees are most of a vault's memory),
+    /// reusing the pages of `cache` whose path and blob id match
     /// (report pages too: a cached report page has no frontmatter mapping, so a dashboard about
     /// to be rendered is parsed again from its bytes). Also returns the
     /// paths of the non-report pages that were not found in the cache (parsed from their bytes),
