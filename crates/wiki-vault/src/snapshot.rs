@@ -276,8 +276,7 @@ impl Snapshot {
     /// [`Snapshot::from_worktree_cached`] where `store` (the vault's) gives the blob ids of the
     /// files it reads when the git index vouches for them ([`wiki_store::IndexBlobs`]): the
     /// dashboards the last operation rewrote (megabytes) and the pages of a first compile are
-    /// then not hashed to find their parse-cache entries. The index is read once (a commit that
-    /// follows reads it from memory).
+    /// then not hashed to find their parse-cache entries.
     pub fn from_worktree_cached_with(
         vault_dir: &Path,
         store: Option<&wiki_store::Store>,
